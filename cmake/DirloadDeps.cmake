@@ -1,0 +1,51 @@
+# Finds dirload's Debian 12 dependencies; a missing one stops the configure step
+# with the name of the package that provides it.
+find_package(PkgConfig QUIET)
+
+macro(dirload_missing what pkg)
+  message(FATAL_ERROR "dirload: ${what} not found. Install it with: apt-get install ${pkg}")
+endmacro()
+
+find_package(ZLIB QUIET)
+if(NOT ZLIB_FOUND)
+  dirload_missing("zlib" "zlib1g-dev")
+endif()
+
+find_path(LMDB_INCLUDE_DIR lmdb.h)
+find_library(LMDB_LIBRARY lmdb)
+if(NOT LMDB_INCLUDE_DIR OR NOT LMDB_LIBRARY)
+  dirload_missing("LMDB" "liblmdb-dev")
+endif()
+add_library(dirload_lmdb INTERFACE)
+target_include_directories(dirload_lmdb SYSTEM INTERFACE ${LMDB_INCLUDE_DIR})
+target_link_libraries(dirload_lmdb INTERFACE ${LMDB_LIBRARY})
+
+find_path(BDB_INCLUDE_DIR db.h)
+find_library(BDB_LIBRARY NAMES db-5.3 db)
+if(NOT BDB_INCLUDE_DIR OR NOT BDB_LIBRARY)
+  dirload_missing("Berkeley DB 5.3" "libdb5.3++-dev")
+endif()
+add_library(dirload_bdb INTERFACE)
+target_include_directories(dirload_bdb SYSTEM INTERFACE ${BDB_INCLUDE_DIR})
+target_link_libraries(dirload_bdb INTERFACE ${BDB_LIBRARY})
+
+find_path(UTF8PROC_INCLUDE_DIR utf8proc.h)
+find_library(UTF8PROC_LIBRARY utf8proc)
+if(NOT UTF8PROC_INCLUDE_DIR OR NOT UTF8PROC_LIBRARY)
+  dirload_missing("utf8proc" "libutf8proc-dev")
+endif()
+add_library(dirload_utf8proc INTERFACE)
+target_include_directories(dirload_utf8proc SYSTEM INTERFACE ${UTF8PROC_INCLUDE_DIR})
+target_link_libraries(dirload_utf8proc INTERFACE ${UTF8PROC_LIBRARY})
+
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  dirload_missing("CLI11" "libcli11-dev")
+endif()
+
+if(DIRLOAD_TESTS)
+  find_package(doctest CONFIG QUIET)
+  if(NOT doctest_FOUND)
+    dirload_missing("doctest" "doctest-dev")
+  endif()
+endif()

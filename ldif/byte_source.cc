@@ -1,0 +1,262 @@
+#include "ldif/byte_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace dirload::ldif {
+namespace {
+
+constexpr size_t kRawBlock = size_t{256} << 10;
+
+// Owns a file descriptor; closes it unless it is standard input.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ > 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The undecoded input: a file descriptor or a memory buffer.
+class RawInput {
+ public:
+  virtual ~RawInput() = default;
+  virtual Result<size_t> ReadRaw(char* buf, size_t n) = 0;
+  virtual uint64_t size() const = 0;
+};
+
+class FdInput final : public RawInput {
+ public:
+  FdInput(int fd, std::string name, uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
+  Result<size_t> ReadRaw(char* buf, size_t n) override {
+    for (;;) {
+      ssize_t r = ::read(fd_.get(), buf, n);
+      if (r >= 0) return static_cast<size_t>(r);
+      if (errno == EINTR) continue;
+      return Status::IoError(name_ + ": read: " + std::strerror(errno));
+    }
+  }
+  uint64_t size() const override { return size_; }
+
+ private:
+  Fd fd_;
+  std::string name_;
+  uint64_t size_;
+};
+
+class MemoryInput final : public RawInput {
+ public:
+  explicit MemoryInput(std::string data) : data_(std::move(data)) {}
+  Result<size_t> ReadRaw(char* buf, size_t n) override {
+    size_t k = std::min(n, data_.size() - pos_);
+    std::memcpy(buf, data_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  uint64_t size() const override { return data_.size(); }
+
+ private:
+  std::string data_;
+  size_t pos_ = 0;
+};
+
+// Reads the first bytes to look for the gzip magic, then hands them back
+// before the rest of the input.
+class Peeked {
+ public:
+  explicit Peeked(std::unique_ptr<RawInput> in) : in_(std::move(in)) {}
+
+  Status Peek() {
+    head_.resize(2);
+    size_t got = 0;
+    while (got < 2) {
+      Result<size_t> r = in_->ReadRaw(head_.data() + got, 2 - got);
+      if (!r.ok()) return r.status();
+      if (*r == 0) break;
+      got += *r;
+    }
+    head_.resize(got);
+    return Status::Ok();
+  }
+  bool IsGzip() const {
+    return head_.size() == 2 && static_cast<unsigned char>(head_[0]) == 0x1f &&
+           static_cast<unsigned char>(head_[1]) == 0x8b;
+  }
+  Result<size_t> Read(char* buf, size_t n) {
+    if (head_pos_ < head_.size()) {
+      size_t k = std::min(n, head_.size() - head_pos_);
+      std::memcpy(buf, head_.data() + head_pos_, k);
+      head_pos_ += k;
+      offset_ += k;
+      return k;
+    }
+    Result<size_t> r = in_->ReadRaw(buf, n);
+    if (r.ok()) offset_ += *r;
+    return r;
+  }
+  uint64_t offset() const { return offset_; }
+  uint64_t size() const { return in_->size(); }
+
+ private:
+  std::unique_ptr<RawInput> in_;
+  std::string head_;
+  size_t head_pos_ = 0;
+  uint64_t offset_ = 0;
+};
+
+class PlainSource final : public ByteSource {
+ public:
+  PlainSource(Peeked in, std::string name) : in_(std::move(in)), name_(std::move(name)) {}
+  Result<size_t> Read(char* buf, size_t n) override { return in_.Read(buf, n); }
+  const std::string& name() const override { return name_; }
+  uint64_t input_offset() const override { return in_.offset(); }
+  uint64_t input_size() const override { return in_.size(); }
+  bool compressed() const override { return false; }
+
+ private:
+  Peeked in_;
+  std::string name_;
+};
+
+// Inflates a gzip stream, including concatenated members (as `cat a.gz b.gz`
+// produces and gzip itself accepts).
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(Peeked in, std::string name) : in_(std::move(in)), name_(std::move(name)) {
+    std::memset(&zs_, 0, sizeof zs_);
+    in_buf_.resize(kRawBlock);
+  }
+  ~GzipSource() override {
+    if (initialised_) inflateEnd(&zs_);
+  }
+
+  Status Init() {
+    // 15 + 16: zlib window, gzip wrapper only (raw zlib or deflate is not LDIF).
+    if (inflateInit2(&zs_, 15 + 16) != Z_OK) {
+      return Status::ResourceExhausted(name_ + ": inflateInit2 failed");
+    }
+    initialised_ = true;
+    return Status::Ok();
+  }
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    if (done_ || n == 0) return size_t{0};
+    zs_.next_out = reinterpret_cast<Bytef*>(buf);
+    zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    while (zs_.avail_out > 0) {
+      if (zs_.avail_in == 0 && !input_eof_) {
+        Result<size_t> r = in_.Read(in_buf_.data(), in_buf_.size());
+        if (!r.ok()) return Fail(r.status());
+        if (*r == 0) {
+          input_eof_ = true;
+        } else {
+          zs_.next_in = reinterpret_cast<Bytef*>(in_buf_.data());
+          zs_.avail_in = static_cast<uInt>(*r);
+        }
+      }
+      if (zs_.avail_in == 0 && input_eof_) {
+        if (!member_started_) {
+          done_ = true;
+          break;
+        }
+        return Fail(Status::Corruption(name_ + ": gzip stream truncated at byte offset " +
+                                       std::to_string(CompressedOffset())));
+      }
+      member_started_ = true;
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        member_started_ = false;
+        if (inflateReset(&zs_) != Z_OK) {
+          return Fail(Status::Internal(name_ + ": inflateReset failed"));
+        }
+        continue;
+      }
+      if (rc == Z_BUF_ERROR) continue;  // needs more input; loop reads it
+      if (rc != Z_OK) {
+        std::string why = zs_.msg ? zs_.msg : "inflate error " + std::to_string(rc);
+        return Fail(Status::Corruption(name_ + ": corrupt gzip data at byte offset " +
+                                       std::to_string(CompressedOffset()) + ": " + why));
+      }
+    }
+    return static_cast<size_t>(n - zs_.avail_out);
+  }
+
+  const std::string& name() const override { return name_; }
+  uint64_t input_offset() const override { return in_.offset(); }
+  uint64_t input_size() const override { return in_.size(); }
+  bool compressed() const override { return true; }
+
+ private:
+  uint64_t CompressedOffset() const { return in_.offset() - zs_.avail_in; }
+  Status Fail(Status s) {
+    error_ = s;
+    return s;
+  }
+
+  Peeked in_;
+  std::string name_;
+  z_stream zs_;
+  bool initialised_ = false;
+  std::vector<char> in_buf_;
+  bool input_eof_ = false;
+  bool member_started_ = false;
+  bool done_ = false;
+  Status error_;
+};
+
+Result<std::unique_ptr<ByteSource>> Wrap(std::unique_ptr<RawInput> raw, std::string name) {
+  Peeked peeked(std::move(raw));
+  DIRLOAD_RETURN_IF_ERROR(peeked.Peek());
+  if (peeked.IsGzip()) {
+    auto gz = std::make_unique<GzipSource>(std::move(peeked), std::move(name));
+    DIRLOAD_RETURN_IF_ERROR(gz->Init());
+    return std::unique_ptr<ByteSource>(std::move(gz));
+  }
+  return std::unique_ptr<ByteSource>(std::make_unique<PlainSource>(std::move(peeked), std::move(name)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
+  if (path == "-") {
+    return Wrap(std::make_unique<FdInput>(0, "<stdin>", 0), "<stdin>");
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  uint64_t size = 0;
+  if (::fstat(fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      return Status::IoError(path + ": is a directory");
+    }
+    if (S_ISREG(st.st_mode)) size = static_cast<uint64_t>(st.st_size);
+  }
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  return Wrap(std::make_unique<FdInput>(fd, path, size), path);
+}
+
+std::unique_ptr<ByteSource> MemoryByteSource(std::string data, std::string name) {
+  Result<std::unique_ptr<ByteSource>> r =
+      Wrap(std::make_unique<MemoryInput>(std::move(data)), std::move(name));
+  // Memory input cannot fail to read, and inflateInit2 fails only when out of memory.
+  assert(r.ok());
+  return std::move(r).value();
+}
+
+}  // namespace dirload::ldif

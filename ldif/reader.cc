@@ -1,0 +1,477 @@
+#include "ldif/reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "ldif/base64.h"
+
+namespace dirload::ldif {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// RFC 2849 AttributeDescription: a name (letter first, then letters, digits,
+// '-') or a numeric OID, followed by ";option" parts of the same characters.
+bool ValidDescription(std::string_view d) {
+  if (d.empty()) return false;
+  bool at_start = true;
+  for (char c : d) {
+    if (c == ';') {
+      if (at_start) return false;
+      at_start = true;
+      continue;
+    }
+    if (!IsAlnum(c) && c != '-' && c != '.' && c != '_') return false;
+    at_start = false;
+  }
+  return !at_start;
+}
+
+std::string Printable(std::string_view s, size_t max = 40) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < max; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// file:///abs/path or file://localhost/abs/path, percent-decoded; a path
+// without a leading '/' (file:rel or file://rel is not standard) resolves
+// against `base`.
+Result<std::string> FileUrlPath(std::string_view url, const std::string& base) {
+  std::string_view scheme_end = url.substr(0, url.find(':'));
+  if (scheme_end.size() == url.size() || !EqualsIgnoreCase(scheme_end, "file")) {
+    std::string scheme = url.find(':') == std::string_view::npos ? std::string(url)
+                                                                  : std::string(scheme_end);
+    return Status::Unsupported("unsupported URL '" + Printable(url, 80) +
+                               "' (only file:// URLs are read)");
+  }
+  std::string_view rest = url.substr(5);
+  if (rest.substr(0, 2) == "//") {
+    rest.remove_prefix(2);
+    size_t slash = rest.find('/');
+    std::string_view host = rest.substr(0, slash);
+    if (!host.empty() && !EqualsIgnoreCase(host, "localhost")) {
+      return Status::Unsupported("file URL '" + Printable(url, 80) +
+                                 "' names a remote host; only local files are read");
+    }
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  std::string path;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() + 0 && HexDigit(rest[i + 1]) >= 0 &&
+        HexDigit(rest[i + 2]) >= 0) {
+      path += static_cast<char>(HexDigit(rest[i + 1]) * 16 + HexDigit(rest[i + 2]));
+      i += 2;
+    } else {
+      path += rest[i];
+    }
+  }
+  if (path.empty()) return Status::InvalidArgument("file URL '" + Printable(url, 80) + "' has no path");
+  if (path[0] != '/' && !base.empty()) path = base + "/" + path;
+  return path;
+}
+
+Status ReadWholeFile(const std::string& path, size_t max, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError("cannot read '" + path + "': " + std::strerror(errno));
+  Status st;
+  char buf[65536];
+  for (;;) {
+    ssize_t r = ::read(fd, buf, sizeof buf);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      st = Status::IoError("cannot read '" + path + "': " + std::strerror(errno));
+      break;
+    }
+    if (r == 0) break;
+    if (out->size() + static_cast<size_t>(r) > max) {
+      st = Status::ResourceExhausted("'" + path + "' is larger than the maximum record size");
+      break;
+    }
+    out->append(buf, static_cast<size_t>(r));
+  }
+  ::close(fd);
+  return st;
+}
+
+}  // namespace
+
+Reader::Reader(std::unique_ptr<ByteSource> source, ReaderOptions options)
+    : source_(std::move(source)), options_(std::move(options)) {
+  if (options_.block_size < 16) options_.block_size = 16;  // tests use tiny blocks
+  cap_ = options_.block_size * 2;
+  data_ = std::make_unique<char[]>(cap_);
+  error_.file = source_->name();
+}
+
+Reader::~Reader() = default;
+
+uint64_t Reader::input_offset() const { return source_->input_offset(); }
+uint64_t Reader::input_size() const { return source_->input_size(); }
+const std::string& Reader::name() const { return source_->name(); }
+
+Status Reader::Fill() {
+  if (pos_ > 0) {
+    std::memmove(data_.get(), data_.get() + pos_, len_ - pos_);
+    len_ -= pos_;
+    scan_ -= std::min(scan_, pos_);
+    consumed_ += pos_;
+    pos_ = 0;
+  }
+  if (cap_ - len_ < options_.block_size) {
+    size_t cap = std::max(cap_ * 2, len_ + options_.block_size);
+    auto bigger = std::make_unique<char[]>(cap);
+    std::memcpy(bigger.get(), data_.get(), len_);
+    data_ = std::move(bigger);
+    cap_ = cap;
+  }
+  Result<size_t> r = source_->Read(data_.get() + len_, cap_ - len_);
+  if (!r.ok()) return r.status();
+  if (*r == 0) eof_ = true;
+  len_ += *r;
+  return Status::Ok();
+}
+
+size_t Reader::FindRecordEnd() {
+  const char* d = data_.get();
+  size_t i = std::max(scan_, pos_);
+  while (i < len_) {
+    const void* nl = std::memchr(d + i, '\n', len_ - i);
+    if (nl == nullptr) break;
+    size_t p = static_cast<const char*>(nl) - d;
+    // Need up to two bytes after the newline to see whether a blank line follows.
+    if (p + 1 >= len_ || (d[p + 1] == '\r' && p + 2 >= len_)) {
+      if (eof_) {
+        return len_;
+      }
+      scan_ = p;
+      return 0;
+    }
+    if (d[p + 1] == '\n' || (d[p + 1] == '\r' && d[p + 2] == '\n')) return p + 1;
+    i = p + 1;
+  }
+  scan_ = len_;
+  return eof_ ? len_ : 0;
+}
+
+Status Reader::RecordError(uint64_t line, std::string what) {
+  error_.record_line = record_line_;
+  error_.line = line;
+  error_.what = std::move(what);
+  error_.fatal = false;
+  std::string msg = error_.file + ":" + std::to_string(line) + ": " + error_.what;
+  if (record_line_ != line) msg += " (record starting at line " + std::to_string(record_line_) + ")";
+  return Status::ParseError(std::move(msg));
+}
+
+Result<bool> Reader::Next(Record* record) {
+  if (!fatal_.ok()) return fatal_;
+  record->Clear();
+  auto fatal = [&](Status s) -> Result<bool> {
+    fatal_ = s;
+    error_.record_line = line_;
+    error_.line = line_;
+    error_.what = s.message();
+    error_.fatal = true;
+    return s;
+  };
+  for (;;) {
+    // Blank lines between records.
+    while (true) {
+      if (pos_ >= len_ || (data_[pos_] == '\r' && pos_ + 1 >= len_)) {
+        if (eof_) {
+          if (pos_ < len_) {  // a lone CR at the very end
+            record_line_ = line_;
+            pos_ = len_;
+            return RecordError(line_, "stray carriage return at end of input");
+          }
+          return false;
+        }
+        Status st = Fill();
+        if (!st.ok()) return fatal(st);
+        continue;
+      }
+      if (data_[pos_] == '\n') {
+        ++pos_;
+        ++line_;
+      } else if (data_[pos_] == '\r' && data_[pos_ + 1] == '\n') {
+        pos_ += 2;
+        ++line_;
+      } else {
+        break;
+      }
+    }
+    size_t end = FindRecordEnd();
+    while (end == 0) {
+      if (len_ - pos_ > options_.max_record_size) return SkipOversizedRecord();
+      Status st = Fill();
+      if (!st.ok()) return fatal(st);
+      end = FindRecordEnd();
+    }
+    if (end - pos_ > options_.max_record_size) return SkipOversizedRecord();
+
+    std::string_view text(data_.get() + pos_, end - pos_);
+    record_line_ = line_;
+    uint64_t lines = 0;
+    record->SetPosition(line_, consumed_ + pos_);
+    Status st = ParseRecord(text, record, &lines);
+    pos_ = end;
+    scan_ = end;
+    line_ += lines;
+    // Comments may precede the version line; anything else ends the chance.
+    if (expect_ != Expect::kVersionOrDn) first_record_ = false;
+    if (!st.ok()) {
+      record->Clear();
+      return st;
+    }
+    // A block of comments alone, or the version line alone, is not a record.
+    if (expect_ == Expect::kVersionOrDn || expect_ == Expect::kDn) continue;
+    return true;
+  }
+}
+
+Result<bool> Reader::SkipOversizedRecord() {
+  record_line_ = line_;
+  uint64_t start_line = line_;
+  // Discard input up to the next blank line, counting lines as we go.
+  for (;;) {
+    size_t end = FindRecordEnd();
+    if (end != 0) {
+      for (size_t i = pos_; i < end; ++i) line_ += data_[i] == '\n';
+      pos_ = end;
+      scan_ = end;
+      break;
+    }
+    // Keep the last two bytes: a blank line may straddle the refill.
+    size_t keep_from = len_ > pos_ + 2 ? len_ - 2 : pos_;
+    for (size_t i = pos_; i < keep_from; ++i) line_ += data_[i] == '\n';
+    pos_ = keep_from;
+    Status st = Fill();
+    if (!st.ok()) {
+      fatal_ = st;
+      error_.fatal = true;
+      return st;
+    }
+  }
+  first_record_ = false;
+  return RecordError(start_line, "record is larger than the maximum record size of " +
+                                     std::to_string(options_.max_record_size) + " bytes");
+}
+
+Status Reader::ParseRecord(std::string_view text, Record* record, uint64_t* lines) {
+  expect_ = first_record_ ? Expect::kVersionOrDn : Expect::kDn;
+  scratch_.clear();
+
+  // Count lines first so the caller can always advance, whatever fails below.
+  uint64_t n = 0;
+  for (const char* p = text.data(); (p = static_cast<const char*>(
+                                         std::memchr(p, '\n', text.data() + text.size() - p)));
+       ++p) {
+    ++n;
+  }
+  *lines = n;
+
+  if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
+    size_t at = static_cast<const char*>(nul) - text.data();
+    uint64_t ln = record_line_ + std::count(text.data(), text.data() + at, '\n');
+    return RecordError(ln, "NUL byte in input (LDIF cannot hold raw NUL bytes; use base64)");
+  }
+
+  const char* p = text.data();
+  const char* end = p + text.size();
+  uint64_t ln = record_line_;
+  std::string_view current;  // the logical line being assembled
+  uint64_t current_line = 0;
+  bool have_current = false, current_is_comment = false, current_folded = false;
+
+  auto flush = [&]() -> Status {
+    if (!have_current || current_is_comment) return Status::Ok();
+    std::string_view l = current_folded ? std::string_view(scratch_) : current;
+    return ParseLogicalLine(l, current_line, record);
+  };
+
+  while (p < end) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+    const char* le = nl ? nl : end;
+    const char* next = nl ? nl + 1 : end;
+    if (le > p && le[-1] == '\r') --le;
+    std::string_view line(p, le - p);
+    if (line.find('\r') != std::string_view::npos) {
+      return RecordError(ln, "carriage return inside a line");
+    }
+    if (!line.empty() && line[0] == ' ') {
+      if (!have_current) return RecordError(ln, "continuation line with no line before it");
+      if (!current_is_comment) {
+        if (!current_folded) {
+          scratch_.assign(current);
+          current_folded = true;
+        }
+        scratch_.append(line.substr(1));
+      }
+    } else {
+      DIRLOAD_RETURN_IF_ERROR(flush());
+      have_current = true;
+      current_is_comment = !line.empty() && line[0] == '#';
+      current_folded = false;
+      current = line;
+      current_line = ln;
+    }
+    ++ln;
+    p = next;
+  }
+  DIRLOAD_RETURN_IF_ERROR(flush());
+  if (expect_ == Expect::kControlOrChangetype) {
+    if (record->size() > 0) return RecordError(record_line_, "control without a changetype");
+    return RecordError(record_line_, "record has a dn but no attributes");
+  }
+  return Status::Ok();
+}
+
+Status Reader::ParseValue(std::string_view rest, std::string_view description, uint64_t line_no,
+                          Record* record, Record::Span* value) {
+  std::string& buf = record->buffer();
+  if (!rest.empty() && rest[0] == ':') {
+    rest.remove_prefix(1);
+    while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+    size_t at = buf.size();
+    Status st = Base64Decode(rest, &buf);
+    if (!st.ok()) {
+      return RecordError(line_no, "bad base64 value for '" + std::string(description) +
+                                      "': " + st.message());
+    }
+    *value = {static_cast<uint32_t>(at), static_cast<uint32_t>(buf.size() - at)};
+    return Status::Ok();
+  }
+  if (!rest.empty() && rest[0] == '<') {
+    rest.remove_prefix(1);
+    while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+    Result<std::string> path = FileUrlPath(rest, options_.url_base_dir);
+    if (!path.ok()) {
+      return RecordError(line_no, "value of '" + std::string(description) +
+                                      "': " + path.status().message());
+    }
+    size_t at = buf.size();
+    Status st = ReadWholeFile(*path, options_.max_record_size, &buf);
+    if (!st.ok()) {
+      buf.resize(at);
+      return RecordError(line_no, "value of '" + std::string(description) +
+                                      "': " + st.message());
+    }
+    *value = {static_cast<uint32_t>(at), static_cast<uint32_t>(buf.size() - at)};
+    return Status::Ok();
+  }
+  while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+  *value = record->Append(rest);
+  return Status::Ok();
+}
+
+Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record* record) {
+  if (expect_ == Expect::kChange && line == "-") {
+    record->Add("-", "");
+    return Status::Ok();
+  }
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos) {
+    return RecordError(line_no, "missing ':' in line '" + Printable(line) + "'");
+  }
+  std::string_view desc = line.substr(0, colon);
+  std::string_view rest = line.substr(colon + 1);
+
+  switch (expect_) {
+    case Expect::kVersionOrDn:
+      if (EqualsIgnoreCase(desc, "version")) {
+        std::string_view v = rest;
+        while (!v.empty() && v[0] == ' ') v.remove_prefix(1);
+        if (v != "1") {
+          return RecordError(line_no, "unsupported LDIF version '" + Printable(v) +
+                                          "' (only version 1 exists)");
+        }
+        saw_version_ = true;
+        expect_ = Expect::kDn;
+        return Status::Ok();
+      }
+      [[fallthrough]];
+    case Expect::kDn: {
+      if (!EqualsIgnoreCase(desc, "dn")) {
+        return RecordError(line_no,
+                           "expected 'dn:' at the start of a record, found '" + Printable(line) + "'");
+      }
+      if (!rest.empty() && rest[0] == '<') return RecordError(line_no, "a DN cannot be given as a URL");
+      Record::Span dn;
+      DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, "dn", line_no, record, &dn));
+      record->SetDnSpan(dn);
+      expect_ = Expect::kControlOrChangetype;
+      return Status::Ok();
+    }
+    case Expect::kControlOrChangetype:
+      if (EqualsIgnoreCase(desc, "control")) {
+        Record::Span v;
+        DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, desc, line_no, record, &v));
+        record->AddSpans(record->Append("control"), v);
+        return Status::Ok();
+      }
+      if (EqualsIgnoreCase(desc, "changetype")) {
+        std::string_view t = rest;
+        while (!t.empty() && t[0] == ' ') t.remove_prefix(1);
+        if (!EqualsIgnoreCase(t, "add") && !EqualsIgnoreCase(t, "delete") &&
+            !EqualsIgnoreCase(t, "modify") && !EqualsIgnoreCase(t, "modrdn") &&
+            !EqualsIgnoreCase(t, "moddn")) {
+          return RecordError(line_no, "unknown changetype '" + Printable(t) + "'");
+        }
+        record->SetChangetype(t);
+        expect_ = Expect::kChange;
+        return Status::Ok();
+      }
+      if (record->size() > 0) return RecordError(line_no, "control without a changetype");
+      expect_ = Expect::kContent;
+      [[fallthrough]];
+    case Expect::kContent:
+    case Expect::kChange: {
+      if (!ValidDescription(desc)) {
+        return RecordError(line_no, "invalid attribute description '" + Printable(desc) + "'");
+      }
+      Record::Span v;
+      DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, desc, line_no, record, &v));
+      record->AddSpans(record->Append(desc), v);
+      return Status::Ok();
+    }
+  }
+  return Status::Internal("unreachable parser state");
+}
+
+}  // namespace dirload::ldif

@@ -1,0 +1,110 @@
+// Status and Result<T>: how every fallible function in ldif/ and lib/ reports
+// failure. Library code never throws across its boundary and never prints; it
+// returns one of these and the caller (ultimately tools/) decides what to say.
+//
+// Thread safety: values; a Status or Result may be moved between threads but a
+// single instance is not synchronised.
+#pragma once
+
+#include <cassert>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace dirload {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // the caller asked for something malformed
+  kParseError,       // input data (LDIF, config, schema) is malformed
+  kNotFound,
+  kAlreadyExists,
+  kIoError,          // the operating system or a library said no
+  kCorruption,       // stored or compressed data is damaged
+  kUnsupported,      // well-formed but outside what dirload does
+  kResourceExhausted,
+  kInternal,
+};
+
+std::string_view StatusCodeName(StatusCode code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status Ok() { return Status(); }
+  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status ParseError(std::string m) { return {StatusCode::kParseError, std::move(m)}; }
+  static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+  static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+  static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
+  static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
+  static Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
+  static Status ResourceExhausted(std::string m) {
+    return {StatusCode::kResourceExhausted, std::move(m)};
+  }
+  static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "OK", or the message alone: messages already say what, where and which.
+  std::string ToString() const { return ok() ? std::string("OK") : message_; }
+
+  // Returns a copy whose message is prefixed with context ("file.ldif:12: ").
+  Status WithPrefix(std::string_view prefix) const {
+    if (ok()) return *this;
+    return Status(code_, std::string(prefix) + message_);
+  }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Either a T or a non-OK Status.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
+    assert(!std::get<Status>(v_).ok() && "Result built from an OK Status");
+  }
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  // REQUIRES: !ok() for status() to carry a message; OK otherwise.
+  Status status() const { return ok() ? Status::Ok() : std::get<Status>(v_); }
+
+  // REQUIRES: ok()
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+}  // namespace dirload
+
+// Returns early from the enclosing function when `expr` yields a non-OK Status.
+#define DIRLOAD_RETURN_IF_ERROR(expr)            \
+  do {                                           \
+    ::dirload::Status _dl_st = (expr);           \
+    if (!_dl_st.ok()) return _dl_st;             \
+  } while (0)
+
+#define DIRLOAD_CONCAT_INNER(a, b) a##b
+#define DIRLOAD_CONCAT(a, b) DIRLOAD_CONCAT_INNER(a, b)
+// Declares `lhs` from a Result, or returns its Status from the enclosing function.
+#define DIRLOAD_ASSIGN_OR_RETURN(lhs, expr) \
+  DIRLOAD_ASSIGN_OR_RETURN_IMPL(DIRLOAD_CONCAT(_dl_res_, __LINE__), lhs, expr)
+#define DIRLOAD_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return tmp.status();                 \
+  lhs = std::move(tmp).value()

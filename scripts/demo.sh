@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds dirload (Release), generates a small sample
+# LDIF and runs the main job on it, printing the summary.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/install-deps.sh"
+build="$root/build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDIRLOAD_TESTS=OFF
+cmake --build "$build" -j"$(nproc)"
+sample="$root/sample"
+mkdir -p "$sample"
+"$build/bench/dirload-gen" --entries "${DIRLOAD_SAMPLE_ENTRIES:-20000}" --seed 1 -o "$sample/sample.ldif"
+"$build/bench/dirload-parse-bench" "$sample/sample.ldif" --repeat 1
