@@ -1,0 +1,63 @@
+// Fixed-width big-endian and LEB128 varint coding. Big-endian integers sort
+// bytewise in numeric order, which is why entry IDs are stored that way.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace dirload {
+
+inline void PutBigEndian64(uint64_t v, std::string* out) {
+  char b[8];
+  for (int i = 7; i >= 0; --i) {
+    b[i] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  out->append(b, 8);
+}
+
+inline std::string BigEndian64(uint64_t v) {
+  std::string s;
+  PutBigEndian64(v, &s);
+  return s;
+}
+
+// REQUIRES: bytes.size() >= 8
+inline uint64_t GetBigEndian64(std::string_view bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
+  return v;
+}
+
+inline void PutVarint(uint64_t v, std::string* out) {
+  char b[10];
+  int n = 0;
+  while (v >= 0x80) {
+    b[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  b[n++] = static_cast<char>(v);
+  out->append(b, n);
+}
+
+// Reads a varint from the front of `*in` and removes it. False when `*in` ends
+// inside the varint or it is longer than 10 bytes.
+inline bool GetVarint(std::string_view* in, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0, i = 0; i < 10 && i < static_cast<int>(in->size()); ++i, shift += 7) {
+    unsigned char c = static_cast<unsigned char>((*in)[i]);
+    result |= static_cast<uint64_t>(c & 0x7f) << shift;
+    if (c < 0x80) {
+      in->remove_prefix(i + 1);
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace dirload
