@@ -194,6 +194,7 @@ Status Reader::RecordError(uint64_t line, std::string what) {
   error_.line = line;
   error_.what = std::move(what);
   error_.fatal = false;
+  error_.text.clear();
   std::string msg = error_.file + ":" + std::to_string(line) + ": " + error_.what;
   if (record_line_ != line) msg += " (record starting at line " + std::to_string(record_line_) + ")";
   return Status::ParseError(std::move(msg));
@@ -256,6 +257,7 @@ Result<bool> Reader::Next(Record* record) {
     // Comments may precede the version line; anything else ends the chance.
     if (expect_ != Expect::kVersionOrDn) first_record_ = false;
     if (!st.ok()) {
+      error_.text.assign(text);
       record->Clear();
       return st;
     }

@@ -38,6 +38,9 @@ struct ReadError {
   uint64_t line = 0;         // the offending line
   std::string what;
   bool fatal = false;  // I/O or decompression: no further records
+  // The failing record's bytes as read (for a reject file); empty for an
+  // oversized record or a fatal error.
+  std::string text;
 };
 
 class Reader {

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<fs::path> Cases(const char* group) {
-  fs::path root = testing::Env("DIRLOAD_CORPUS_DIR");
+  fs::path root = testing::CorpusDir();
   std::vector<fs::path> out;
   REQUIRE_MESSAGE(fs::is_directory(root / group),
                   "corpus not found at " << root.string()

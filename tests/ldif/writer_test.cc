@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ldif/base64.h"
+#include "ldif/reader.h"
 
 namespace dirload::ldif {
 namespace {
@@ -483,6 +484,93 @@ TEST_CASE("\"-\" writes to standard output and leaves it open") {
   CHECK(close.ok());
   CHECK(still_open);
   CHECK(ReadFile(path) == "to stdout\nafter\n");
+}
+
+uint64_t TestSeed() {
+  const char* env = std::getenv("DIRLOAD_TEST_SEED");
+  return env ? std::strtoull(env, nullptr, 10) : 20240611;
+}
+
+// Random bytes biased towards the ones the SAFE-STRING rules care about.
+std::string RandomValue(std::mt19937_64& rng, size_t max_len) {
+  static const char kSpecial[] = {' ', ':', '<', '\0', '\r', '\n', '\x80', '\xff', '-', '='};
+  std::string v(rng() % (max_len + 1), '\0');
+  for (char& c : v) {
+    uint64_t r = rng() % 8;
+    c = r == 0 ? kSpecial[rng() % sizeof kSpecial] : static_cast<char>('a' + rng() % 26);
+  }
+  return v;
+}
+
+TEST_CASE("records written by the Writer read back equal") {
+  const uint64_t seed = TestSeed();
+  INFO("seed " << seed << " (set DIRLOAD_TEST_SEED to replay)");
+  std::mt19937_64 rng(seed);
+  for (size_t wrap : {0, 2, 3, 76, 78}) {
+    CAPTURE(wrap);
+    std::vector<Record> records(200);
+    MemorySink sink;
+    Writer w(&sink, WriterOptions{wrap});
+    for (size_t i = 0; i < records.size(); ++i) {
+      Record& r = records[i];
+      r.SetDn("cn=" + std::to_string(i) + RandomValue(rng, 20) + ",dc=example");
+      size_t n = 1 + rng() % 12;
+      for (size_t k = 0; k < n; ++k) {
+        std::string desc = "attr" + std::to_string(rng() % 5);
+        if (rng() % 4 == 0) desc += ";lang-de";
+        r.Add(desc, RandomValue(rng, rng() % 8 == 0 ? 400 : 40));
+      }
+      REQUIRE(w.Write(r).ok());
+    }
+    REQUIRE(w.Flush().ok());
+    Reader reader(MemoryByteSource(sink.data, "written.ldif"));
+    Record got;
+    for (size_t i = 0; i < records.size(); ++i) {
+      CAPTURE(i);
+      Result<bool> next = reader.Next(&got);
+      REQUIRE_MESSAGE(next.ok(), next.status().message());
+      REQUIRE(*next);
+      CHECK(got == records[i]);
+    }
+    Result<bool> end = reader.Next(&got);
+    REQUIRE(end.ok());
+    CHECK_FALSE(*end);
+  }
+}
+
+TEST_CASE("a change record and a gzip file read back equal") {
+  TempDir dir;
+  std::string path = dir.File("out.ldif.gz");
+  Record change;
+  change.SetDn("uid=jdoe,dc=example,dc=com");
+  change.SetChangetype("modify");
+  change.Add("replace", "description");
+  change.Add("description", " spaced and caf\xc3\xa9 ");
+  change.Add("-", "");
+  Record content;
+  content.SetDn("dc=example,dc=com");
+  content.Add("description", std::string(500, 'w'));
+  {
+    auto sink = OpenByteSink(path, true);
+    REQUIRE(sink.ok());
+    Writer w(sink->get());
+    REQUIRE(w.Write(content).ok());
+    REQUIRE(w.Write(change).ok());
+    REQUIRE(w.Flush().ok());
+    REQUIRE((*sink)->Close().ok());
+  }
+  auto source = OpenByteSource(path);
+  REQUIRE(source.ok());
+  Reader reader(std::move(*source));
+  Record got;
+  Result<bool> next = reader.Next(&got);
+  REQUIRE_MESSAGE(next.ok(), next.status().message());
+  REQUIRE(*next);
+  CHECK(got == content);
+  next = reader.Next(&got);
+  REQUIRE_MESSAGE(next.ok(), next.status().message());
+  REQUIRE(*next);
+  CHECK(got == change);
 }
 
 }  // namespace

@@ -49,4 +49,11 @@ inline std::string Env(const char* name, const char* fallback = "") {
   return v ? v : fallback;
 }
 
+#ifdef DIRLOAD_CORPUS_DIR_DEFAULT
+// Where the shared LDIF corpus, the source tree and the build tree are.
+inline std::string CorpusDir() { return Env("DIRLOAD_CORPUS_DIR", DIRLOAD_CORPUS_DIR_DEFAULT); }
+inline std::string SourceDir() { return Env("DIRLOAD_SOURCE_DIR", DIRLOAD_SOURCE_DIR_DEFAULT); }
+inline std::string BinaryDir() { return Env("DIRLOAD_BINARY_DIR", DIRLOAD_BINARY_DIR_DEFAULT); }
+#endif
+
 }  // namespace dirload::testing
