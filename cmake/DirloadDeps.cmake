@@ -6,6 +6,7 @@ macro(dirload_missing what pkg)
   message(FATAL_ERROR "dirload: ${what} not found. Install it with: apt-get install ${pkg}")
 endmacro()
 
+find_package(Threads REQUIRED)
 find_package(ZLIB QUIET)
 if(NOT ZLIB_FOUND)
   dirload_missing("zlib" "zlib1g-dev")

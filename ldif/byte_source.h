@@ -2,6 +2,9 @@
 // buffer; gzip input is detected by its magic bytes (never by the file name)
 // and inflated transparently, so every consumer sees plain LDIF.
 //
+// gzip input is inflated on a thread of its own, a few blocks ahead of the
+// consumer, so inflating and parsing overlap.
+//
 // Thread safety: a source is used by one thread at a time.
 #pragma once
 

@@ -134,6 +134,8 @@ Status ReadWholeFile(const std::string& path, size_t max, std::string* out) {
 Reader::Reader(std::unique_ptr<ByteSource> source, ReaderOptions options)
     : source_(std::move(source)), options_(std::move(options)) {
   if (options_.block_size < 16) options_.block_size = 16;  // tests use tiny blocks
+  // Line offsets within a record are 32-bit.
+  options_.max_record_size = std::min<size_t>(options_.max_record_size, UINT32_MAX - 1);
   cap_ = options_.block_size * 2;
   data_ = std::make_unique<char[]>(cap_);
   error_.file = source_->name();
@@ -189,6 +191,28 @@ size_t Reader::FindRecordEnd() {
   return eof_ ? len_ : 0;
 }
 
+size_t Reader::ScanRecord() {
+  line_ends_.clear();
+  const char* d = data_.get();
+  size_t i = pos_;
+  for (;;) {
+    const void* nl = std::memchr(d + i, '\n', len_ - i);
+    if (nl == nullptr) {
+      if (!eof_) return 0;
+      if (i < len_) line_ends_.push_back(static_cast<uint32_t>(len_ - pos_));
+      return len_;
+    }
+    size_t p = static_cast<const char*>(nl) - d;
+    if (p - pos_ > options_.max_record_size) return 0;  // the caller sees the size
+    line_ends_.push_back(static_cast<uint32_t>(p - pos_));
+    // Up to two bytes after the newline tell whether a blank line follows.
+    if (p + 1 >= len_) return eof_ ? len_ : 0;
+    if (d[p + 1] == '\r' && p + 2 >= len_) return eof_ ? p + 1 : 0;
+    if (d[p + 1] == '\n' || (d[p + 1] == '\r' && d[p + 2] == '\n')) return p + 1;
+    i = p + 1;
+  }
+}
+
 Status Reader::RecordError(uint64_t line, std::string what) {
   error_.record_line = record_line_;
   error_.line = line;
@@ -237,23 +261,22 @@ Result<bool> Reader::Next(Record* record) {
         break;
       }
     }
-    size_t end = FindRecordEnd();
+    size_t end = ScanRecord();
     while (end == 0) {
       if (len_ - pos_ > options_.max_record_size) return SkipOversizedRecord();
       Status st = Fill();
       if (!st.ok()) return fatal(st);
-      end = FindRecordEnd();
+      end = ScanRecord();
     }
     if (end - pos_ > options_.max_record_size) return SkipOversizedRecord();
 
     std::string_view text(data_.get() + pos_, end - pos_);
     record_line_ = line_;
-    uint64_t lines = 0;
     record->SetPosition(line_, consumed_ + pos_);
-    Status st = ParseRecord(text, record, &lines);
+    Status st = ParseRecord(text, record);
     pos_ = end;
     scan_ = end;
-    line_ += lines;
+    line_ += line_ends_.size();
     // Comments may precede the version line; anything else ends the chance.
     if (expect_ != Expect::kVersionOrDn) first_record_ = false;
     if (!st.ok()) {
@@ -295,27 +318,20 @@ Result<bool> Reader::SkipOversizedRecord() {
                                      std::to_string(options_.max_record_size) + " bytes");
 }
 
-Status Reader::ParseRecord(std::string_view text, Record* record, uint64_t* lines) {
+Status Reader::ParseRecord(std::string_view text, Record* record) {
   expect_ = first_record_ ? Expect::kVersionOrDn : Expect::kDn;
   scratch_.clear();
-
-  // Count lines first so the caller can always advance, whatever fails below.
-  uint64_t n = 0;
-  for (const char* p = text.data(); (p = static_cast<const char*>(
-                                         std::memchr(p, '\n', text.data() + text.size() - p)));
-       ++p) {
-    ++n;
-  }
-  *lines = n;
-
+  auto line_of_offset = [&](size_t at) {
+    return record_line_ + (std::lower_bound(line_ends_.begin(), line_ends_.end(), at) -
+                           line_ends_.begin());
+  };
   if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
-    size_t at = static_cast<const char*>(nul) - text.data();
-    uint64_t ln = record_line_ + std::count(text.data(), text.data() + at, '\n');
-    return RecordError(ln, "NUL byte in input (LDIF cannot hold raw NUL bytes; use base64)");
+    return RecordError(line_of_offset(static_cast<const char*>(nul) - text.data()),
+                       "NUL byte in input (LDIF cannot hold raw NUL bytes; use base64)");
   }
+  // Most files have no CR at all; only those that do pay for the per-line check.
+  const bool has_cr = std::memchr(text.data(), '\r', text.size()) != nullptr;
 
-  const char* p = text.data();
-  const char* end = p + text.size();
   uint64_t ln = record_line_;
   std::string_view current;  // the logical line being assembled
   uint64_t current_line = 0;
@@ -327,14 +343,15 @@ Status Reader::ParseRecord(std::string_view text, Record* record, uint64_t* line
     return ParseLogicalLine(l, current_line, record);
   };
 
-  while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
-    const char* le = nl ? nl : end;
-    const char* next = nl ? nl + 1 : end;
-    if (le > p && le[-1] == '\r') --le;
-    std::string_view line(p, le - p);
-    if (line.find('\r') != std::string_view::npos) {
-      return RecordError(ln, "carriage return inside a line");
+  size_t start = 0;
+  for (uint32_t e : line_ends_) {
+    std::string_view line = text.substr(start, e - start);
+    start = e + 1;
+    if (has_cr) {
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find('\r') != std::string_view::npos) {
+        return RecordError(ln, "carriage return inside a line");
+      }
     }
     if (!line.empty() && line[0] == ' ') {
       if (!have_current) return RecordError(ln, "continuation line with no line before it");
@@ -354,7 +371,6 @@ Status Reader::ParseRecord(std::string_view text, Record* record, uint64_t* line
       current_line = ln;
     }
     ++ln;
-    p = next;
   }
   DIRLOAD_RETURN_IF_ERROR(flush());
   if (expect_ == Expect::kControlOrChangetype) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ldif/byte_source.h"
 #include "ldif/record.h"
@@ -76,8 +77,12 @@ class Reader {
   // newline before the next blank line, or len_ at end of input. Returns 0
   // when more input is needed.
   size_t FindRecordEnd();
+  // Like FindRecordEnd, and records in line_ends_ where each line of the
+  // record ends (offsets from pos_), so that parsing does not scan again.
+  size_t ScanRecord();
   Result<bool> SkipOversizedRecord();
-  Status ParseRecord(std::string_view text, Record* record, uint64_t* lines);
+  // REQUIRES: line_ends_ describes `text` (ScanRecord just ran).
+  Status ParseRecord(std::string_view text, Record* record);
   Status ParseLogicalLine(std::string_view line, uint64_t line_no, Record* record);
   Status ParseValue(std::string_view rest, std::string_view description, uint64_t line_no,
                     Record* record, Record::Span* value);
@@ -105,6 +110,7 @@ class Reader {
   Expect expect_ = Expect::kDn;
   uint64_t record_line_ = 0;
   std::string scratch_;  // a folded logical line being assembled
+  std::vector<uint32_t> line_ends_;
 };
 
 }  // namespace dirload::ldif
