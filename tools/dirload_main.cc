@@ -1,13 +1,56 @@
-// The dirload command: CLI11 subcommands over lib/. Exceptions from CLI11 are
-// caught here and nowhere else.
+// The dirload command: CLI11 subcommands over lib/. Exceptions from CLI11 and
+// the standard library are caught here and nowhere else.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
+#include <map>
+
+#include "tools/commands.h"
+#include "tools/exit_codes.h"
+
+namespace dirload::tools {
+
+int ReportError(const Status& status) {
+  std::fprintf(stderr, "dirload: %s\n", status.message().c_str());
+  switch (status.code()) {
+    case StatusCode::kParseError:
+      return kExitBadData;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kUnsupported:
+      return kExitUsage;
+    case StatusCode::kCorruption:
+    case StatusCode::kNotFound:
+      return kExitRefused;
+    default:
+      return kExitStorage;
+  }
+}
+
+}  // namespace dirload::tools
 
 int main(int argc, char** argv) {
-  CLI::App app{"dirload: bulk loader, offline indexer and exporter for LDAP directory data"};
+  using namespace dirload::tools;
+  CLI::App app{
+      "dirload: bulk loader, offline indexer and exporter for LDAP directory data.\n"
+      "Exit status: 0 success, 1 bad input records, 2 usage or configuration error, "
+      "3 database refused (incomplete or missing), 4 storage or I/O error."};
   app.set_version_flag("--version", "dirload 0.1.0");
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  std::map<std::string, CommandRunner> runners;
+  runners["add"] = RegisterAdd(&app);
+  runners["cat"] = RegisterCat(&app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  try {
+    for (CLI::App* sub : app.get_subcommands()) return runners.at(sub->get_name())();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dirload: internal error: %s\n", e.what());
+    return kExitStorage;
+  }
+  return kExitUsage;
 }

@@ -1,0 +1,117 @@
+// Loader: phase 1 of `dirload add`. Streams records from an ldif::Reader,
+// checks each (DN syntax, under the suffix, duplicate DN, parent exists,
+// schema), assigns IDs ascending from the database's next ID with parents
+// before children, and appends the encoded entries to id2entry and their DNs
+// to dn2id.
+//
+// A child may come before its parent, as slapadd allows: it waits in memory
+// until the parent arrives and then gets its ID; a parent that never comes is
+// an error at the end, naming the child's line.
+//
+// The database's state is `loading` from the first write until everything is
+// committed and synced; only then does it become `ready`. A run that fails or
+// is killed leaves `loading`, which every command refuses.
+//
+// Thread safety: one Loader per run, used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ldif/reader.h"
+#include "ldif/record.h"
+#include "lib/entry/entry_codec.h"
+#include "lib/pipeline/entry_checker.h"
+#include "lib/pipeline/progress.h"
+#include "lib/pipeline/run_stats.h"
+#include "lib/store/store.h"
+
+namespace dirload {
+
+struct LoadOptions {
+  std::string suffix;          // required
+  bool continue_on_error = false;  // -c
+  bool dry_run = false;            // -u: no store is written (store may be null)
+  bool quick = false;              // -q: fewer commits
+  uint64_t commit_every = 20000;   // entries per transaction (-q: 200000)
+};
+
+struct LoadSummary {
+  uint64_t records_read = 0;
+  uint64_t entries_loaded = 0;
+  uint64_t rejected = 0;
+  uint64_t input_bytes = 0;
+  EntryId first_id = 0;
+  EntryId last_id = 0;
+  std::string first_error;  // the first rejection's message
+};
+
+// Where rejected records go with -c (the tool opens the file).
+class RejectSink {
+ public:
+  virtual ~RejectSink() = default;
+  // `text` is the record as read (LDIF), empty when it could not be kept.
+  virtual Status Reject(const std::string& message, std::string_view text) = 0;
+};
+
+class Loader {
+ public:
+  // Borrowed pointers must outlive the Loader; `store` may be null for a dry
+  // run, `rejects` and `progress` may be null.
+  Loader(LoadOptions options, Store* store, const EntryChecker* checker, RejectSink* rejects,
+         ProgressSink* progress);
+
+  // Loads everything `reader` yields. Returns the summary; an error when a
+  // storage operation failed, or (without -c) at the first bad record. With
+  // -c bad records are counted in the summary and the run goes on.
+  Result<LoadSummary> Run(ldif::Reader* reader);
+
+ private:
+  // A checked entry waiting for its parent.
+  struct Pending {
+    ldif::Record record;
+    std::string ndn;
+  };
+
+  Status Begin();
+  Status Finish();
+  Status Process(ldif::Record* record);
+  Status Insert(const ldif::Record& record, const std::string& ndn);
+  Status ReleaseChildren(const std::string& ndn);
+  // Reports a bad record: an error to return (no -c) or OK after the reject
+  // file took it.
+  Status Reject(uint64_t line, const std::string& dn, const std::string& why,
+                const ldif::Record* record);
+  Result<bool> DnExists(const std::string& ndn, uint64_t* line);
+  void ReportProgress(ldif::Reader* reader, bool final);
+
+  LoadOptions options_;
+  Store* store_;
+  const EntryChecker* checker_;
+  RejectSink* rejects_;
+  ProgressSink* progress_;
+
+  std::string file_;
+  std::string nsuffix_;
+  AttributeDictionary dictionary_;
+  size_t dictionary_saved_ = 0;
+  EntryId next_id_ = 1;
+  uint64_t entries_before_ = 0;
+  LoadSummary summary_;
+  std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
+  std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
+  // Children waiting for a parent, by the parent's normalised DN.
+  std::unordered_map<std::string, std::vector<Pending>> pending_;
+  std::unordered_map<std::string, uint64_t> pending_dns_;  // ndn -> line
+  uint64_t since_commit_ = 0;
+  std::string key_, value_;
+  std::vector<ValueRef> values_;
+  PhaseClock clock_;
+  double last_progress_ = -1;
+};
+
+}  // namespace dirload

@@ -1,0 +1,99 @@
+#include "lib/pipeline/run_stats.h"
+
+#include <sys/resource.h>
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace dirload {
+
+double ProcessCpuSeconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+uint64_t PeakRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+}
+
+PhaseClock::PhaseClock()
+    : wall_start_(std::chrono::steady_clock::now()), cpu_start_(ProcessCpuSeconds()) {}
+
+double PhaseClock::wall_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+}
+
+double PhaseClock::cpu_seconds() const { return ProcessCpuSeconds() - cpu_start_; }
+
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 9e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  }
+  return buf;
+}
+
+void Counters(const std::vector<std::pair<std::string, double>>& c, std::string* out) {
+  for (const auto& [k, v] : c) *out += ", " + Quote(k) + ": " + Number(v);
+}
+
+}  // namespace
+
+std::string RunStats::ToJson() const {
+  std::string out = "{\"command\": " + Quote(command) + ", \"backend\": " + Quote(backend) +
+                    ", \"database\": " + Quote(database) + ", \"phases\": [";
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const PhaseStats& p = phases[i];
+    double mb = static_cast<double>(p.bytes) / 1e6;
+    out += i ? ", " : "";
+    out += "{\"name\": " + Quote(p.name) + ", \"wall_seconds\": " + Number(p.wall_seconds) +
+           ", \"cpu_seconds\": " + Number(p.cpu_seconds) +
+           ", \"entries\": " + Number(static_cast<double>(p.entries)) +
+           ", \"bytes\": " + Number(static_cast<double>(p.bytes)) + ", \"entries_per_second\": " +
+           Number(p.wall_seconds > 0 ? static_cast<double>(p.entries) / p.wall_seconds : 0) +
+           ", \"mb_per_second\": " + Number(p.wall_seconds > 0 ? mb / p.wall_seconds : 0) +
+           ", \"peak_rss_bytes\": " + Number(static_cast<double>(p.peak_rss_bytes));
+    Counters(p.counters, &out);
+    out += "}";
+  }
+  out += "]";
+  Counters(totals, &out);
+  return out + "}\n";
+}
+
+}  // namespace dirload

@@ -1,0 +1,50 @@
+// Measurements of one run, per phase, written as JSON by --stats: wall and CPU
+// time, entries, bytes, rates, peak RSS, and the engine's figures.
+//
+// Thread safety: values; Clock reads process-wide counters.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dirload {
+
+// Wall and CPU time since construction.
+class PhaseClock {
+ public:
+  PhaseClock();
+  double wall_seconds() const;
+  double cpu_seconds() const;  // user + system of the whole process
+
+ private:
+  std::chrono::steady_clock::time_point wall_start_;
+  double cpu_start_;
+};
+
+double ProcessCpuSeconds();
+uint64_t PeakRssBytes();  // VmHWM of this process
+
+struct PhaseStats {
+  std::string name;
+  double wall_seconds = 0;
+  double cpu_seconds = 0;
+  uint64_t entries = 0;
+  uint64_t bytes = 0;  // uncompressed input bytes processed
+  uint64_t peak_rss_bytes = 0;
+  // Engine and cache figures, free-form: ("cache.hits", 123), ...
+  std::vector<std::pair<std::string, double>> counters;
+};
+
+struct RunStats {
+  std::string command;
+  std::string backend;
+  std::string database;
+  std::vector<PhaseStats> phases;
+  std::vector<std::pair<std::string, double>> totals;
+  std::string ToJson() const;
+};
+
+}  // namespace dirload

@@ -1,0 +1,390 @@
+#include "lib/schema/dn.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "lib/schema/ascii.h"
+#include "lib/schema/normalize.h"
+#include "lib/schema/schema.h"
+
+namespace dirload {
+namespace {
+
+using schema_internal::HexValue;
+using schema_internal::IsAsciiAlpha;
+using schema_internal::IsAsciiDigit;
+using schema_internal::IsHexDigit;
+using schema_internal::IsKeyChar;
+
+constexpr char kHex[] = "0123456789ABCDEF";
+
+// RFC 4514 characters that an escape may name directly ("\,").
+bool IsEscapable(char c) {
+  switch (c) {
+    case ' ': case '"': case '#': case '+': case ',': case ';': case '<': case '=': case '>':
+    case '\\':
+      return true;
+    default:
+      return false;
+  }
+}
+
+class DnParser {
+ public:
+  explicit DnParser(std::string_view text) : text_(text) {}
+
+  Result<Dn> Parse() {
+    Dn dn;
+    SkipSpaces();
+    if (pos_ == text_.size()) {
+      if (!text_.empty()) return Error("DN consists only of spaces");
+      return dn;
+    }
+    Rdn rdn;
+    for (;;) {
+      Ava ava;
+      DIRLOAD_RETURN_IF_ERROR(ParseAva(&ava));
+      rdn.push_back(std::move(ava));
+      if (pos_ == text_.size()) break;
+      const char sep = text_[pos_];
+      if (sep == '+') {
+        ++pos_;
+        continue;
+      }
+      if (sep == ',' || sep == ';') {
+        ++pos_;
+        dn.rdns.push_back(std::move(rdn));
+        rdn.clear();
+        SkipSpaces();
+        if (pos_ == text_.size()) return Error("separator at the end, RDN missing");
+        continue;
+      }
+      return Error(std::string("unexpected '") + sep + "' after a value");
+    }
+    dn.rdns.push_back(std::move(rdn));
+    return dn;
+  }
+
+ private:
+  Status Error(std::string_view what) const { return ErrorAt(pos_, what); }
+  Status ErrorAt(size_t pos, std::string_view what) const {
+    return Status::InvalidArgument("invalid DN '" + std::string(text_) + "': " +
+                                   std::string(what) + " at offset " + std::to_string(pos));
+  }
+
+  void SkipSpaces() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+
+  Status ParseAva(Ava* ava) {
+    SkipSpaces();
+    const size_t start = pos_;
+    if (pos_ == text_.size()) return Error("attribute type missing");
+    if (IsAsciiAlpha(text_[pos_])) {
+      while (pos_ < text_.size() && IsKeyChar(text_[pos_])) ++pos_;
+    } else if (IsAsciiDigit(text_[pos_])) {
+      while (pos_ < text_.size() && (IsAsciiDigit(text_[pos_]) || text_[pos_] == '.')) ++pos_;
+      if (!schema_internal::IsNumericOid(text_.substr(start, pos_ - start))) {
+        return ErrorAt(start, "malformed numeric OID");
+      }
+    } else if (text_[pos_] == '=') {
+      return Error("empty attribute type");
+    } else {
+      return Error("attribute type expected");
+    }
+    ava->type.assign(text_.substr(start, pos_ - start));
+    // Options ("cn;lang-en=") are accepted and dropped, as slapd does.
+    while (pos_ < text_.size() && text_[pos_] == ';' && pos_ + 1 < text_.size() &&
+           IsKeyChar(text_[pos_ + 1])) {
+      ++pos_;
+      while (pos_ < text_.size() && IsKeyChar(text_[pos_])) ++pos_;
+    }
+    SkipSpaces();
+    if (pos_ == text_.size() || text_[pos_] != '=') {
+      return Error("'=' expected after attribute type '" + ava->type + "'");
+    }
+    ++pos_;
+    SkipSpaces();
+    const size_t value_start = pos_;
+    if (pos_ < text_.size() && text_[pos_] == '#') {
+      DIRLOAD_RETURN_IF_ERROR(ParseHexValue(ava));
+    } else if (pos_ < text_.size() && text_[pos_] == '"') {
+      DIRLOAD_RETURN_IF_ERROR(ParseQuotedValue(ava));
+    } else {
+      DIRLOAD_RETURN_IF_ERROR(ParseStringValue(ava));
+    }
+    if (!ava->ber && !schema_internal::IsValidUtf8(ava->value)) {
+      return ErrorAt(value_start, "value is not valid UTF-8");
+    }
+    return Status::Ok();
+  }
+
+  Status ParseHexValue(Ava* ava) {
+    ++pos_;  // '#'
+    const size_t start = pos_;
+    while (pos_ + 1 < text_.size() && IsHexDigit(text_[pos_]) && IsHexDigit(text_[pos_ + 1])) {
+      ava->value.push_back(static_cast<char>(HexValue(text_[pos_]) * 16 + HexValue(text_[pos_ + 1])));
+      pos_ += 2;
+    }
+    if (pos_ == start) return Error("hex pairs expected after '#'");
+    ava->ber = true;
+    SkipSpaces();
+    if (pos_ < text_.size() && !IsSeparator(text_[pos_])) return Error("bad character in #hex value");
+    return Status::Ok();
+  }
+
+  Status ParseQuotedValue(Ava* ava) {
+    const size_t open = pos_++;
+    for (;;) {
+      if (pos_ == text_.size()) return ErrorAt(open, "unterminated quoted value");
+      const char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        break;
+      }
+      if (c == '\\') {
+        DIRLOAD_RETURN_IF_ERROR(ParseEscape(&ava->value));
+        continue;
+      }
+      ava->value.push_back(c);
+      ++pos_;
+    }
+    SkipSpaces();
+    if (pos_ < text_.size() && !IsSeparator(text_[pos_])) {
+      return Error("characters after a quoted value");
+    }
+    return Status::Ok();
+  }
+
+  Status ParseStringValue(Ava* ava) {
+    // Unescaped trailing spaces are insignificant; escaped ones are kept.
+    size_t significant = 0;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (IsSeparator(c)) break;
+      if (c == '\\') {
+        DIRLOAD_RETURN_IF_ERROR(ParseEscape(&ava->value));
+        significant = ava->value.size();
+        continue;
+      }
+      if (c == '"' || c == '<' || c == '>') {
+        return Error(std::string("unescaped '") + c + "' in value");
+      }
+      if (c == '\0') return Error("NUL byte in value");
+      ava->value.push_back(c);
+      ++pos_;
+      if (c != ' ') significant = ava->value.size();
+    }
+    ava->value.resize(significant);
+    return Status::Ok();
+  }
+
+  Status ParseEscape(std::string* out) {
+    const size_t at = pos_++;
+    if (pos_ == text_.size()) return ErrorAt(at, "unterminated escape");
+    const char c = text_[pos_];
+    if (IsHexDigit(c)) {
+      if (pos_ + 1 >= text_.size() || !IsHexDigit(text_[pos_ + 1])) {
+        return ErrorAt(at, "incomplete hex escape");
+      }
+      out->push_back(static_cast<char>(HexValue(c) * 16 + HexValue(text_[pos_ + 1])));
+      pos_ += 2;
+      return Status::Ok();
+    }
+    if (!IsEscapable(c)) return ErrorAt(at, std::string("invalid escape '\\") + c + "'");
+    out->push_back(c);
+    ++pos_;
+    return Status::Ok();
+  }
+
+  static bool IsSeparator(char c) { return c == ',' || c == ';' || c == '+'; }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+// Escapes a normalised value (see dn.h for the exact rule).
+void AppendEscapedValue(std::string_view v, std::string* out) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    bool escape = c < 0x20 || c == 0x7F;
+    switch (c) {
+      case ',': case '+': case '"': case '\\': case '<': case '>': case ';': case '=':
+        escape = true;
+        break;
+      case '#':
+        escape = escape || i == 0;
+        break;
+      case ' ':
+        escape = escape || i == 0 || i + 1 == v.size();
+        break;
+      default:
+        break;
+    }
+    if (escape) {
+      out->push_back('\\');
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 0xF]);
+    } else {
+      out->push_back(static_cast<char>(c));
+    }
+  }
+}
+
+struct NormalizedAva {
+  const AttributeType* type;
+  std::string value;  // normalised and escaped
+};
+
+}  // namespace
+
+Dn Dn::Parent() const {
+  Dn parent;
+  parent.rdns.assign(rdns.begin() + 1, rdns.end());
+  return parent;
+}
+
+std::string Dn::ToString() const {
+  std::string out;
+  for (size_t r = 0; r < rdns.size(); ++r) {
+    if (r > 0) out.push_back(',');
+    for (size_t a = 0; a < rdns[r].size(); ++a) {
+      const Ava& ava = rdns[r][a];
+      if (a > 0) out.push_back('+');
+      out += ava.type;
+      out.push_back('=');
+      if (ava.ber) {
+        out.push_back('#');
+        for (unsigned char c : ava.value) {
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 0xF]);
+        }
+        continue;
+      }
+      for (size_t i = 0; i < ava.value.size(); ++i) {
+        const auto c = static_cast<unsigned char>(ava.value[i]);
+        const bool special = c == ',' || c == '+' || c == '"' || c == '\\' || c == '<' ||
+                             c == '>' || c == ';' || (c == '#' && i == 0) ||
+                             (c == ' ' && (i == 0 || i + 1 == ava.value.size()));
+        if (special) {
+          out.push_back('\\');
+          out.push_back(static_cast<char>(c));
+        } else if (c < 0x20 || c == 0x7F) {
+          out.push_back('\\');
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Result<Dn> ParseDn(std::string_view text) { return DnParser(text).Parse(); }
+
+namespace {
+
+// `original` is the DN as the caller wrote it, for messages; when null the
+// parsed DN is re-serialised instead.
+Status NormalizeImpl(const Schema& schema, const Dn& dn, const std::string_view* original,
+                     std::string* out) {
+  out->clear();
+  std::vector<NormalizedAva> avas;
+  std::string scratch;
+  for (size_t r = 0; r < dn.rdns.size(); ++r) {
+    avas.clear();
+    for (const Ava& ava : dn.rdns[r]) {
+      auto fail = [&](std::string_view why) {
+        const std::string shown = original ? std::string(*original) : dn.ToString();
+        return Status::InvalidArgument("invalid DN '" + shown + "': " + std::string(why));
+      };
+      const AttributeType* type = schema.FindAttribute(ava.type);
+      if (type == nullptr) return fail("undefined attribute type '" + ava.type + "'");
+      if (type->equality == nullptr) {
+        return fail("attribute type '" + ava.type + "' has no equality matching rule");
+      }
+      if (ava.ber) return fail("#hex (BER) value of '" + ava.type + "' is not supported");
+      if (ava.value.empty()) return fail("empty value for '" + ava.type + "'");
+      if (Status st = ValidateValue(*type, ava.value); !st.ok()) return fail(st.message());
+      if (Status st = NormalizeValue(schema, *type->equality, ava.value, &scratch); !st.ok()) {
+        return fail("value of '" + ava.type + "': " + st.message());
+      }
+      for (const NormalizedAva& seen : avas) {
+        if (seen.type == type) {
+          return fail("attribute type '" + std::string(type->name()) + "' twice in one RDN");
+        }
+      }
+      NormalizedAva& n = avas.emplace_back(NormalizedAva{type, {}});
+      AppendEscapedValue(scratch, &n.value);
+    }
+    std::sort(avas.begin(), avas.end(), [](const NormalizedAva& a, const NormalizedAva& b) {
+      return a.type->name() < b.type->name();
+    });
+    if (r > 0) out->push_back(',');
+    for (size_t a = 0; a < avas.size(); ++a) {
+      if (a > 0) out->push_back('+');
+      out->append(avas[a].type->name());
+      out->push_back('=');
+      out->append(avas[a].value);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status NormalizeDn(const Schema& schema, const Dn& dn, std::string* out) {
+  return NormalizeImpl(schema, dn, nullptr, out);
+}
+
+Status NormalizeDn(const Schema& schema, std::string_view text, std::string* out) {
+  DIRLOAD_ASSIGN_OR_RETURN(Dn dn, ParseDn(text));
+  return NormalizeImpl(schema, dn, &text, out);
+}
+
+Result<std::string> NormalizeDn(const Schema& schema, std::string_view text) {
+  std::string out;
+  DIRLOAD_RETURN_IF_ERROR(NormalizeDn(schema, text, &out));
+  return out;
+}
+
+std::string_view ParentDn(std::string_view normalized_dn) {
+  const size_t comma = normalized_dn.find(',');
+  return comma == std::string_view::npos ? std::string_view() : normalized_dn.substr(comma + 1);
+}
+
+bool IsUnder(std::string_view dn, std::string_view suffix) {
+  if (suffix.empty() || dn == suffix) return true;
+  return dn.size() > suffix.size() && dn.ends_with(suffix) &&
+         dn[dn.size() - suffix.size() - 1] == ',';
+}
+
+std::string DnSortKey(std::string_view normalized_dn) {
+  std::string key;
+  key.reserve(normalized_dn.size());
+  size_t end = normalized_dn.size();
+  while (end > 0) {
+    const size_t comma = normalized_dn.rfind(',', end - 1);
+    const size_t start = comma == std::string_view::npos ? 0 : comma + 1;
+    if (!key.empty()) key.push_back('\0');
+    key.append(normalized_dn.substr(start, end - start));
+    if (comma == std::string_view::npos) break;
+    end = comma;
+  }
+  return key;
+}
+
+std::string DnDescendantPrefix(std::string_view sort_key) {
+  std::string prefix(sort_key);
+  if (!prefix.empty()) prefix.push_back('\0');
+  return prefix;
+}
+
+std::string_view DnSortKeyParent(std::string_view sort_key) {
+  const size_t sep = sort_key.rfind('\0');
+  return sep == std::string_view::npos ? std::string_view() : sort_key.substr(0, sep);
+}
+
+}  // namespace dirload

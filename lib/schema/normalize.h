@@ -1,0 +1,79 @@
+// Value normalisation: the comparison key a matching rule assigns to a value.
+// Two values match under an equality rule exactly when their keys are equal
+// bytes, which is what makes equality index keys and dn2id keys possible.
+// Ordering rules compare keys with CompareNormalized.
+//
+// Keys per normaliser (matching_rule.h):
+//   kCaseIgnore        RFC 4518 prep + NFKC + full case fold + insignificant
+//                      spaces: "  ÅNGSTRÖM  Lab" and "ångström lab" agree,
+//                      "ｆｏｏ" is "foo", "ß" is "ss". Empty or all-space
+//                      values become " ".
+//   kCaseExact         the same without case folding.
+//   kCaseIgnoreIA5     ASCII lower-casing + insignificant spaces.
+//   kCaseExactIA5      insignificant spaces.
+//   kCaseIgnoreList    each '$'-separated line as kCaseIgnore, joined by '$'.
+//   kNumericString     every space removed ("1 234" is "1234").
+//   kTelephoneNumber   case folded, every space and hyphen removed.
+//   kInteger           "-0012" is "-12", "+5" is "5", "-0" is "0".
+//   kBoolean           "TRUE" / "FALSE" (input case-insensitive).
+//   kDistinguishedName NormalizeDn (dn.h).
+//   kUniqueMember      normalised DN, then the optional "#'0101'B" as written.
+//   kObjectIdentifier  object class, attribute type and matching rule names
+//                      become their numeric OID ("inetOrgPerson",
+//                      "INETORGPERSON" and "2.16.840.1.113730.3.2.2" agree);
+//                      unknown descriptors are lower-cased.
+//   kGeneralizedTime   generalized_time.h.
+//   kUuid              lower-case hex.
+//   kOctetString, kBitString  the value itself (bit strings are validated).
+//
+// Errors (InvalidArgument) mean the rule cannot produce a key: malformed
+// UTF-8 for the Unicode string rules, an invalid DN, an unparsable time or
+// integer, an empty telephone or numeric string. slapadd rejects an entry
+// whose value fails its equality normaliser for the string, DN, time and
+// telephone rules; it is more lenient than dirload about integers (it stores
+// "uidNumber: abc"), so a loader that must accept everything slapadd accepts
+// should treat an integerMatch failure as "no key" rather than a reject.
+//
+// Thread safety: pure functions of their arguments; the Schema is only read.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "lib/schema/matching_rule.h"
+#include "lib/schema/string_prep.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+class Schema;
+struct AttributeType;
+
+// Writes the key of `value` under `rule` to *out (replacing its contents).
+// String rules treat `value` as a whole value (SubstringPosition::kWhole).
+Status NormalizeValue(const Schema& schema, const MatchingRule& rule, std::string_view value,
+                      std::string* out);
+Result<std::string> NormalizeValue(const Schema& schema, const MatchingRule& rule,
+                                   std::string_view value);
+
+// With the type's effective EQUALITY rule; InvalidArgument if it has none.
+Status NormalizeEquality(const Schema& schema, const AttributeType& type, std::string_view value,
+                         std::string* out);
+Result<std::string> NormalizeEquality(const Schema& schema, const AttributeType& type,
+                                      std::string_view value);
+
+// With the type's effective SUBSTR rule, for a substring-assertion fragment
+// at `pos`, or for a whole value (kWhole) whose substrings are to be indexed.
+// Same folding as the equality key of a string type; only the treatment of
+// spaces at the fragment's edges differs (string_prep.h). InvalidArgument if
+// the type has no SUBSTR rule.
+Status NormalizeSubstring(const Schema& schema, const AttributeType& type,
+                          std::string_view value, SubstringPosition pos, std::string* out);
+Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType& type,
+                                       std::string_view value, SubstringPosition pos);
+
+// Orders two keys produced by `rule`'s normaliser: <0, 0, >0. Integers compare
+// numerically, generalized times chronologically, everything else bytewise.
+int CompareNormalized(const MatchingRule& rule, std::string_view a, std::string_view b);
+
+}  // namespace dirload

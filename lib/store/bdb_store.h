@@ -1,0 +1,32 @@
+// The Berkeley DB 5.3 engine of Store, on the C API. Each table is one btree
+// file, <table>.bdb, in the store directory, all sharing one environment:
+// one buffer pool whose statistics cover every phase a process runs. Files
+// rather than sub-databases of one file, because the pool keeps its
+// priority, memory mapping and per-file statistics per file, and dropping a
+// table must give its space back.
+//
+// The environment is private to the process (DB_PRIVATE: the pool lives in
+// heap memory, no region files are left behind), as suits an offline tool.
+// Without `durable` it has only the pool: writes go to the cache as they are
+// made, Commit() is a no-op, and Sync() flushes and fsyncs every file. With
+// `durable` it adds transactions, locking and a write-ahead log
+// (log.* files), runs recovery on open, and Sync() takes a checkpoint.
+//
+// ReopenReadOnly() gives a table a DB_RDONLY handle; if its file is no larger
+// than bdb_mmap_size, the pool maps the file instead of reading its pages into
+// buffers (FileCacheStats::pages_mapped shows it happened).
+//
+// Thread safety: as Store.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lib/store/store.h"
+
+namespace dirload {
+
+[[nodiscard]] Result<std::unique_ptr<Store>> OpenBdbStore(const std::string& dir,
+                                                          const StoreOptions& options);
+
+}  // namespace dirload

@@ -1,0 +1,272 @@
+// The corpus oracle: every content case of the shared corpus is loaded with
+// the real `dirload add -f slapd.conf` (the slapd.conf slapadd was run with),
+// and dirload's verdict and `dirload cat` output are compared with what
+// OpenLDAP's slapadd and slapcat recorded for the same input. Runs: the
+// default run on both engines, and -s and -c on LMDB.
+//
+// Where dirload deliberately behaves differently from slapadd 2.5, the case is
+// listed in kKnownDifferences with the reason; every other disagreement fails
+// with the case name, both behaviours and the first differing line.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/integration/dirload_process.h"
+#include "tests/integration/ldif_compare.h"
+#include "tests/support/mini_json.h"
+#include "tests/support/temp_dir.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::JsonValue;
+using testing::RunDirload;
+using testing::RunResult;
+
+// Cases where dirload's result is deliberately not slapadd's. `reference` names
+// the case whose recorded slapadd results dirload must match instead.
+struct KnownDifference {
+  const char* case_name;
+  const char* reference;
+  const char* reason;
+};
+constexpr const char* kVersionReason =
+    "dirload reads RFC 2849's 'version: 1' line; slapadd 2.5 takes it for an attribute of the "
+    "first record and rejects that record, so dirload must do what slapadd does without the line";
+constexpr KnownDifference kKnownDifferences[] = {
+    {"rfc2849-ex1", "rfc2849-ex1-noversion", kVersionReason},
+    {"rfc2849-ex2", "rfc2849-ex2-noversion", kVersionReason},
+    {"rfc2849-ex3", "rfc2849-ex3-noversion", kVersionReason},
+    {"rfc2849-ex4", "rfc2849-ex4-noversion", kVersionReason},
+    {"rfc2849-ex5", "rfc2849-ex5-noversion", kVersionReason},
+};
+// Differences that hold for every case, checked by the code below rather
+// than listed per case:
+// - `-c` exits 1 when it rejected a record (slapadd -c exits 0), so a script
+//   can tell a complete load from a partial one.
+// - After a failed run without -c, `dirload cat` refuses the database (exit
+//   3): slapcat prints the entries slapadd stored before the error, dirload
+//   never shows an incomplete load.
+// Bad base64 and file: URLs that cannot be read are rejected by both.
+
+struct Case {
+  std::string name;
+  fs::path dir;
+  std::string slapd_conf;  // with <WORK> to replace
+  bool accepted = false;
+  bool accepted_skip_schema = false;
+};
+
+std::optional<Case> ReadCase(const fs::path& dir, std::string* error) {
+  std::string text = testing::ReadFile((dir / "meta.json").string());
+  JsonValue meta;
+  if (!testing::ParseJson(text, &meta, error)) return std::nullopt;
+  const JsonValue* conf = meta.Get({"oracle", "slapd_conf"});
+  const JsonValue* accepted = meta.Find("accepted");
+  const JsonValue* accepted_s = meta.Find("accepted_with_-s");
+  if (conf == nullptr || !conf->is_string() || accepted == nullptr || !accepted->is_bool() ||
+      accepted_s == nullptr || !accepted_s->is_bool()) {
+    *error = "meta.json lacks oracle.slapd_conf, accepted or accepted_with_-s";
+    return std::nullopt;
+  }
+  Case c;
+  c.name = dir.filename().string();
+  c.dir = dir;
+  c.slapd_conf = conf->string();
+  c.accepted = accepted->boolean();
+  c.accepted_skip_schema = accepted_s->boolean();
+  return c;
+}
+
+std::vector<Case> AllCases() {
+  fs::path root = fs::path(testing::CorpusDir()) / "content";
+  REQUIRE_MESSAGE(fs::is_directory(root),
+                  "corpus not found at " << root.string() << " (set DIRLOAD_CORPUS_DIR)");
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (fs::exists(e.path() / "meta.json")) dirs.push_back(e.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<Case> cases;
+  for (const fs::path& d : dirs) {
+    std::string error;
+    std::optional<Case> c = ReadCase(d, &error);
+    REQUIRE_MESSAGE(c.has_value(), d.string() << ": " << error);
+    cases.push_back(std::move(*c));
+  }
+  REQUIRE(cases.size() > 20);
+  return cases;
+}
+
+const KnownDifference* FindDifference(const std::string& name) {
+  for (const KnownDifference& k : kKnownDifferences) {
+    if (name == k.case_name) return &k;
+  }
+  return nullptr;
+}
+
+// The case whose slapadd results dirload must reproduce for `c`.
+const Case& Reference(const Case& c, const std::vector<Case>& all) {
+  const KnownDifference* k = FindDifference(c.name);
+  if (k == nullptr) return c;
+  for (const Case& other : all) {
+    if (other.name == k->reference) return other;
+  }
+  FAIL("known difference for " << c.name << " names missing case " << k->reference);
+  return c;
+}
+
+// slapcat's output for a run: expected.<run>.ldif where that run's output
+// differs from the default run's, else expected.ldif.
+fs::path ExpectedFile(const Case& c, const std::string& run) {
+  fs::path specific = c.dir / ("expected." + run + ".ldif");
+  return fs::exists(specific) ? specific : c.dir / "expected.ldif";
+}
+
+enum class Run { kDefault, kSkipSchema, kContinue };
+
+const char* RunName(Run run) {
+  switch (run) {
+    case Run::kDefault:
+      return "default";
+    case Run::kSkipSchema:
+      return "skip_schema";
+    case Run::kContinue:
+      return "continue";
+  }
+  return "?";
+}
+
+struct Tally {
+  int cases = 0;
+  int loaded = 0;
+  int rejected = 0;
+  int failures = 0;
+};
+
+void Failure(Tally* tally, const Case& c, const char* backend, Run run, const std::string& what) {
+  ++tally->failures;
+  FAIL_CHECK(c.name << " [" << backend << ", " << RunName(run) << " run]: " << what);
+}
+
+// Loads one case with one engine and run mode and checks the verdict and,
+// for a load that completed, `dirload cat` against slapcat's output.
+void CheckCase(const Case& c, const std::vector<Case>& all, const char* backend, Run run,
+               Tally* tally) {
+  ++tally->cases;
+  const Case& ref = Reference(c, all);
+  testing::TempDir work;
+  std::string conf = c.slapd_conf;
+  for (size_t at; (at = conf.find("<WORK>")) != std::string::npos;) {
+    conf.replace(at, 6, work.path().string());
+  }
+  std::string conf_path = work.Write("slapd.conf", conf);
+  fs::create_directory(work.path() / "db");  // slapadd needs the directory to exist too
+
+  std::vector<std::string> args = {
+      "add",       "-f",    conf_path,    "-l",   (c.dir / "input.ldif").string(),
+      "--backend", backend, "--progress", "never"};
+  if (run == Run::kSkipSchema) args.push_back("-s");
+  if (run == Run::kContinue) {
+    args.push_back("-c");
+    args.insert(args.end(), {"--reject-file", work.File("rejects.ldif")});
+  }
+  RunResult add = RunDirload(args, 120);
+
+  // What slapadd did in this run, and so what dirload must do.
+  bool slapadd_ok = run == Run::kSkipSchema ? ref.accepted_skip_schema : ref.accepted;
+  bool expect_complete = run == Run::kContinue || slapadd_ok;
+  int expect_exit = slapadd_ok ? 0 : 1;
+  if (add.exit_code != expect_exit) {
+    std::string verdict = slapadd_ok ? "slapadd accepted it" : "slapadd rejected it";
+    if (&ref != &c) verdict += " (as " + ref.name + ")";
+    Failure(tally, c, backend, run,
+            "exit status " + std::to_string(add.exit_code) + ", expected " +
+                std::to_string(expect_exit) + ": " + verdict + "\n" + add.Describe());
+    return;
+  }
+  if (add.exit_code == 0)
+    ++tally->loaded;
+  else
+    ++tally->rejected;
+
+  RunResult cat =
+      RunDirload({"cat", "-f", conf_path, "--backend", backend, "-l", work.File("out.ldif")}, 120);
+  if (!expect_complete) {
+    // A failed load must never be shown as a database.
+    if (cat.exit_code != 3) {
+      Failure(tally, c, backend, run,
+              "after a failed load, 'dirload cat' should refuse (exit 3)\n" + cat.Describe());
+    }
+    return;
+  }
+  fs::path expected_path = ExpectedFile(ref, RunName(run));
+  testing::LdifFile expected = testing::ReadLdifFile(expected_path.string());
+  REQUIRE_MESSAGE(expected.ok(), expected_path.string() << ": " << expected.error);
+  if (cat.exit_code != 0) {
+    // A -c run that rejected everything may leave no database at all.
+    bool empty_ok = run == Run::kContinue && expected.records.empty() && cat.exit_code == 3;
+    if (!empty_ok) {
+      Failure(tally, c, backend, run, "'dirload cat' failed after the load\n" + cat.Describe());
+    }
+    return;
+  }
+  testing::LdifFile got = testing::ReadLdifFile(work.File("out.ldif"));
+  if (!got.ok()) {
+    Failure(tally, c, backend, run, "'dirload cat' output does not parse: " + got.error);
+    return;
+  }
+  testing::CompareOptions options;
+  options.drop_operational = true;
+  std::string diff = testing::CompareRecords(got.records, expected.records, options);
+  if (!diff.empty()) {
+    Failure(tally, c, backend, run,
+            "'dirload cat' differs from " + expected_path.filename().string() +
+                (&ref != &c ? " of " + ref.name : std::string()) + ": " + diff);
+  }
+}
+
+void CheckCorpus(const char* backend, Run run) {
+  std::vector<Case> cases = AllCases();
+  Tally tally;
+  for (const Case& c : cases) CheckCase(c, cases, backend, run, &tally);
+  MESSAGE(backend << " " << RunName(run) << " run: " << tally.cases << " cases; exit status as "
+                  << "expected: " << tally.loaded << " loaded, " << tally.rejected
+                  << " rejected; " << tally.failures << " disagree with slapadd");
+}
+
+TEST_CASE("corpus: dirload add/cat on LMDB agree with slapadd/slapcat") {
+  CheckCorpus("lmdb", Run::kDefault);
+}
+
+TEST_CASE("corpus: dirload add/cat on Berkeley DB agree with slapadd/slapcat") {
+  CheckCorpus("bdb", Run::kDefault);
+}
+
+TEST_CASE("corpus: dirload add -s agrees with slapadd -s") {
+  CheckCorpus("lmdb", Run::kSkipSchema);
+}
+
+TEST_CASE("corpus: dirload add -c loads what slapadd -c loads") {
+  CheckCorpus("lmdb", Run::kContinue);
+}
+
+TEST_CASE("corpus: every known difference names a real case and reference") {
+  std::vector<Case> cases = AllCases();
+  auto exists = [&](const char* name) {
+    return std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.name == name; });
+  };
+  for (const KnownDifference& k : kKnownDifferences) {
+    CHECK_MESSAGE(exists(k.case_name), k.case_name);
+    CHECK_MESSAGE(exists(k.reference), k.reference);
+  }
+}
+
+}  // namespace
+}  // namespace dirload

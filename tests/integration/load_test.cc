@@ -1,0 +1,576 @@
+// End-to-end tests of `dirload add` and `dirload cat` as a user runs them:
+// the real binary, real files, both engines. Round trip of generated data,
+// a load killed mid-run, and each kind of bad input with its exit status and
+// message (file:line and reason), -c with a reject file, -u and -s.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/ldif_generator.h"
+#include "ldif/writer.h"
+#include "tests/integration/dirload_process.h"
+#include "tests/integration/ldif_compare.h"
+#include "tests/support/mini_json.h"
+#include "tests/support/temp_dir.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::LdifFile;
+using testing::RunDirload;
+using testing::RunResult;
+using testing::TempDir;
+
+constexpr char kSuffix[] = "dc=example,dc=com";
+constexpr const char* kBackends[] = {"lmdb", "bdb"};
+
+// Writes `entries` generated entries (fixed seed) to `path`.
+void Generate(const std::string& path, uint64_t entries, bool gzip = false) {
+  bench::GeneratorOptions options;
+  options.entries = entries;
+  options.seed = 42;
+  options.suffix = kSuffix;
+  Result<std::unique_ptr<bench::LdifGenerator>> gen = bench::LdifGenerator::Create(options);
+  REQUIRE_MESSAGE(gen.ok(), gen.status().message());
+  Result<std::unique_ptr<ldif::ByteSink>> sink = ldif::OpenByteSink(path, gzip);
+  REQUIRE_MESSAGE(sink.ok(), sink.status().message());
+  Status s = (*gen)->Generate(sink->get());
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  s = (*sink)->Close();
+  REQUIRE_MESSAGE(s.ok(), s.message());
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+bool ContainsNoCase(const std::string& haystack, const std::string& needle) {
+  return Lower(haystack).find(Lower(needle)) != std::string::npos;
+}
+
+// `word` appears in `text` (ignoring case) with no letter, digit or '-' on
+// either side: "sn" in "attribute 'sn' is required" but not in "snake".
+bool ContainsWord(const std::string& text, const std::string& word) {
+  std::string t = Lower(text), w = Lower(word);
+  auto is_word_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  };
+  for (size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1)) {
+    bool left = at == 0 || !is_word_char(t[at - 1]);
+    bool right = at + w.size() == t.size() || !is_word_char(t[at + w.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// Reads a `dirload cat` output file, failing the test when it does not parse.
+std::vector<ldif::Record> ReadOutput(const std::string& path) {
+  LdifFile f = testing::ReadLdifFile(path);
+  REQUIRE_MESSAGE(f.ok(), path << ": " << f.error);
+  return std::move(f.records);
+}
+
+// The database directory a test loads into, and the commands on it.
+struct Db {
+  std::string dir;
+  std::string backend = "lmdb";
+
+  RunResult Add(const std::string& ldif, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"add",   "--db", dir,  "--suffix",   kSuffix, "--backend",
+                                     backend, "-l",   ldif, "--progress", "never"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunDirload(args, 300);
+  }
+  RunResult Cat(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"cat", "--db", dir};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunDirload(args, 300);
+  }
+};
+
+// ------------------------------------------------------------------ round trip
+
+TEST_CASE("round trip: generated LDIF -> dirload add -> dirload cat gives the same records") {
+  TempDir t;
+  std::string input = t.File("gen.ldif");
+  Generate(input, 3000);
+  LdifFile want = testing::ReadLdifFile(input);
+  REQUIRE(want.ok());
+  REQUIRE(want.records.size() == 3000);
+  testing::CompareOptions exact;
+  exact.ignore_description_case = false;
+
+  for (const char* backend : kBackends) {
+    CAPTURE(backend);
+    Db db{t.File(std::string("db-") + backend), backend};
+    std::string stats = t.File(std::string("stats-") + backend + ".json");
+    RunResult add = db.Add(input, {"--stats", stats});
+    REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+
+    std::string out = t.File(std::string("out-") + backend + ".ldif");
+    RunResult cat = db.Cat({"-l", out});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    std::vector<ldif::Record> got = ReadOutput(out);
+    CHECK_MESSAGE(testing::CompareRecords(got, want.records, exact) == "",
+                  testing::CompareRecords(got, want.records, exact));
+
+    // --stats writes JSON that says how many entries phase 1 loaded.
+    testing::JsonValue json;
+    std::string error;
+    std::string stats_text = testing::ReadFile(stats);
+    CHECK_MESSAGE(testing::ParseJson(stats_text, &json, &error), error << "\n" << stats_text);
+    CHECK(json.is_object());
+    CHECK_MESSAGE(stats_text.find("3000") != std::string::npos, stats_text);
+
+    // Standard output carries the same bytes as -l.
+    RunResult to_stdout = db.Cat();
+    REQUIRE_MESSAGE(to_stdout.exit_code == 0, to_stdout.Describe());
+    CHECK(to_stdout.out == testing::ReadFile(out));
+  }
+
+  {
+    INFO("--gzip and --no-wrap output hold the same records");
+    Db db{t.File("db-lmdb"), "lmdb"};
+    std::string gz = t.File("out.ldif.gz");
+    RunResult cat = db.Cat({"--gzip", "-l", gz});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    std::string bytes = testing::ReadFile(gz);
+    REQUIRE(bytes.size() > 2);
+    CHECK(static_cast<unsigned char>(bytes[0]) == 0x1f);
+    CHECK(static_cast<unsigned char>(bytes[1]) == 0x8b);
+    std::vector<ldif::Record> got = ReadOutput(gz);
+    CHECK(testing::CompareRecords(got, want.records, exact) == "");
+
+    std::string flat = t.File("flat.ldif");
+    cat = db.Cat({"--no-wrap", "-l", flat});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    std::string text = testing::ReadFile(flat);
+    CHECK_MESSAGE(text.find("\n ") == std::string::npos, "--no-wrap output has a folded line");
+    got = ReadOutput(flat);
+    CHECK(testing::CompareRecords(got, want.records, exact) == "");
+  }
+
+  {
+    INFO("-q from gzip input loads the same records");
+    std::string gz_input = t.File("gen.ldif.gz");
+    Generate(gz_input, 3000, /*gzip=*/true);
+    Db db{t.File("db-quick"), "lmdb"};
+    RunResult add = db.Add(gz_input, {"-q"});
+    REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+    std::string out = t.File("quick.ldif");
+    RunResult cat = db.Cat({"-l", out});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    std::vector<ldif::Record> got = ReadOutput(out);
+    CHECK(testing::CompareRecords(got, want.records, exact) == "");
+  }
+}
+
+// ------------------------------------------------------------ interrupted load
+
+// Big enough that a Debug + sanitizer build takes several seconds to load it,
+// so each kill lands mid-load (the test checks that it did).
+constexpr uint64_t kInterruptEntries = 200000;
+
+void SleepSeconds(double s) {
+  timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};
+  ::nanosleep(&ts, nullptr);
+}
+
+TEST_CASE("interrupted load: a killed dirload add leaves a database every command refuses") {
+  TempDir t;
+  std::string input = t.File("big.ldif");
+  Generate(input, kInterruptEntries);
+  std::string small = t.Write("small.ldif",
+                              "dn: dc=example,dc=com\nobjectClass: dcObject\n"
+                              "objectClass: organization\ndc: example\no: Example\n");
+  // Kill points, seconds after the start. The early one may land before the
+  // database exists; the later ones must find it marked 'loading'.
+  constexpr double kDelays[] = {0.05, 0.3, 1.0};
+
+  for (const char* backend : kBackends) {
+    int marked_loading = 0;
+    for (double delay : kDelays) {
+      CAPTURE(backend);
+      CAPTURE(delay);
+      Db db{t.File(std::string("db-") + backend + "-" +
+                   std::to_string(static_cast<int>(delay * 1000))),
+            backend};
+      testing::Child child;
+      std::string error;
+      REQUIRE_MESSAGE(child.Start({"add", "--db", db.dir, "--suffix", kSuffix, "--backend", backend,
+                                   "-l", input, "--progress", "never"},
+                                  t.File("add.out"), t.File("add.err"), &error),
+                      error);
+      SleepSeconds(delay);
+      REQUIRE_MESSAGE(child.Running(), "dirload add finished within "
+                                           << delay
+                                           << " s; the input is too small for "
+                                              "this test: "
+                                           << testing::ReadFile(t.File("add.err")));
+      child.Kill(SIGKILL);
+      RunResult killed;
+      child.Wait(30, &killed);
+      REQUIRE(killed.signal == SIGKILL);
+
+      RunResult cat = db.Cat({"-l", t.File("partial.ldif")});
+      CHECK_MESSAGE(cat.exit_code == 3, cat.Describe());
+      bool loading = cat.err.find("did not finish") != std::string::npos;
+      bool absent = cat.err.find("no dirload database") != std::string::npos;
+      CHECK_MESSAGE((loading || absent), cat.Describe());
+      CHECK_MESSAGE(testing::ReadFile(t.File("partial.ldif")).empty(),
+                    "cat wrote entries of an incomplete database");
+      if (!loading) continue;
+      ++marked_loading;
+      CHECK_MESSAGE(
+          cat.err.find("Remove the directory and run 'dirload add' again") != std::string::npos,
+          cat.Describe());
+      // Loading more into it is refused too: it would hide the hole.
+      RunResult again = db.Add(small);
+      CHECK_MESSAGE(again.exit_code == 3, again.Describe());
+      CHECK_MESSAGE(again.err.find("did not finish") != std::string::npos, again.Describe());
+    }
+    CHECK_MESSAGE(marked_loading >= 2, backend << ": only " << marked_loading
+                                               << " of the kills found the database marked "
+                                                  "'loading'");
+  }
+}
+
+// -------------------------------------------------------------------- bad input
+
+// The suffix entry and ou=People: lines 1-10, so a record appended after them
+// starts at line 11.
+constexpr char kBase[] =
+    "dn: dc=example,dc=com\n"
+    "objectClass: dcObject\n"
+    "objectClass: organization\n"
+    "dc: example\n"
+    "o: Example\n"
+    "\n"
+    "dn: ou=People,dc=example,dc=com\n"
+    "objectClass: organizationalUnit\n"
+    "ou: People\n"
+    "\n";
+constexpr uint64_t kFirstLine = 11;
+
+// A valid person under ou=People, with `extra` lines added.
+std::string Person(const std::string& uid, const std::string& extra = "") {
+  return "dn: uid=" + uid +
+         ",ou=People,dc=example,dc=com\n"
+         "objectClass: inetOrgPerson\n"
+         "uid: " +
+         uid +
+         "\n"
+         "cn: " +
+         uid +
+         " Person\n"
+         "sn: Person\n" +
+         extra;
+}
+
+struct BadInput {
+  const char* name;
+  std::string record;              // appended after kBase
+  uint64_t line;                   // the line the message must name
+  std::vector<std::string> words;  // what the message must say (case ignored)
+};
+
+std::vector<BadInput> BadInputs() {
+  return {
+      {"duplicate DN",
+       "dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n",
+       kFirstLine,
+       {"duplicate DN: already given at line 7"}},
+      {"entry not under the suffix",
+       "dn: ou=Elsewhere,dc=example,dc=org\nobjectClass: organizationalUnit\nou: Elsewhere\n",
+       kFirstLine,
+       {"not under the suffix"}},
+      {"parent never appears",
+       "dn: uid=lost,ou=Nowhere,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: lost\n"
+       "cn: Lost\nsn: Lost\n",
+       kFirstLine,
+       {"parent entry 'ou=nowhere,dc=example,dc=com' does not exist"}},
+      {"change record",
+       "dn: ou=People,dc=example,dc=com\nchangetype: modify\nadd: description\n"
+       "description: x\n-\n",
+       kFirstLine,
+       {"change record"}},
+      {"unknown attribute", Person("unknown", "fooBarBaz: 1\n"), kFirstLine, {"fooBarBaz"}},
+      {"missing MUST attribute (person without sn)",
+       "dn: cn=No Surname,ou=People,dc=example,dc=com\nobjectClass: person\ncn: No Surname\n",
+       kFirstLine,
+       {"sn", "person"}},
+      {"SINGLE-VALUE attribute with two values",
+       Person("twice", "displayName: One\ndisplayName: Two\n"),
+       kFirstLine,
+       {"displayName"}},
+      {"no structural object class",
+       "dn: dc=aux,ou=People,dc=example,dc=com\nobjectClass: dcObject\ndc: aux\n",
+       kFirstLine,
+       {"structural"}},
+      {"value not in the attribute's syntax (uidNumber: abc)",
+       "dn: uid=posix,ou=People,dc=example,dc=com\nobjectClass: account\n"
+       "objectClass: posixAccount\nuid: posix\ncn: posix\nuidNumber: abc\ngidNumber: 100\n"
+       "homeDirectory: /home/posix\n",
+       kFirstLine,
+       {"uidNumber"}},
+      {"invalid DN syntax",
+       "dn: this is not a DN\nobjectClass: organizationalUnit\nou: x\n",
+       kFirstLine,
+       {"invalid DN"}},
+      {"entry without objectClass",
+       "dn: ou=Classless,dc=example,dc=com\nou: Classless\n",
+       kFirstLine,
+       {"objectClass"}},
+      {"bad base64 value",
+       Person("base64", "description:: !!!not base64!!!\n"),
+       kFirstLine + 5,
+       {"base64"}},
+      {"file: URL to a file that does not exist",
+       Person("photo", "jpegPhoto:< file:///nonexistent/dirload/photo.jpg\n"),
+       kFirstLine + 5,
+       {"/nonexistent/dirload/photo.jpg"}},
+  };
+}
+
+bool SaysAll(const std::string& message, const std::vector<std::string>& words) {
+  for (const std::string& w : words) {
+    bool single_word = w.find(' ') == std::string::npos && w.find('/') == std::string::npos;
+    if (single_word ? !ContainsWord(message, w) : !ContainsNoCase(message, w)) return false;
+  }
+  return true;
+}
+
+TEST_CASE("bad input: each kind of bad record stops the load with exit 1 and says where and why") {
+  for (const BadInput& bad : BadInputs()) {
+    CAPTURE(bad.name);
+    TempDir t;
+    std::string input =
+        t.Write("input.ldif", std::string(kBase) + bad.record + "\n" + Person("after"));
+    Db db{t.File("db")};
+    RunResult add = db.Add(input);
+    CHECK_MESSAGE(add.exit_code == 1, add.Describe());
+    std::string where = "input.ldif:" + std::to_string(bad.line) + ":";
+    CHECK_MESSAGE(add.err.find(where) != std::string::npos, "message does not name "
+                                                                << where << "\n"
+                                                                << add.Describe());
+    CHECK_MESSAGE(SaysAll(add.err, bad.words), "message does not say why\n" << add.Describe());
+    // The stopped load is never shown as a database.
+    RunResult cat = db.Cat();
+    CHECK_MESSAGE(cat.exit_code == 3, cat.Describe());
+    CHECK(cat.out.empty());
+  }
+}
+
+TEST_CASE("bad input: a child before its parent is accepted and cat shows the parent first") {
+  TempDir t;
+  std::string input =
+      t.Write("input.ldif",
+              std::string(kBase) +
+                  "dn: cn=Grandchild,uid=kid,ou=Later,dc=example,dc=com\nobjectClass: device\n"
+                  "cn: Grandchild\n\n"
+                  "dn: uid=kid,ou=Later,dc=example,dc=com\nobjectClass: account\nuid: kid\n\n"
+                  "dn: ou=Later,dc=example,dc=com\nobjectClass: organizationalUnit\nou: Later\n\n" +
+                  Person("alice"));
+  for (const char* backend : kBackends) {
+    CAPTURE(backend);
+    Db db{t.File(std::string("db-") + backend), backend};
+    RunResult add = db.Add(input);
+    REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+    RunResult cat = db.Cat({"-l", t.File("out.ldif")});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    std::vector<std::string> dns = testing::Dns(ReadOutput(t.File("out.ldif")));
+    std::vector<std::string> want = {"dc=example,dc=com",
+                                     "ou=People,dc=example,dc=com",
+                                     "ou=Later,dc=example,dc=com",
+                                     "uid=kid,ou=Later,dc=example,dc=com",
+                                     "cn=Grandchild,uid=kid,ou=Later,dc=example,dc=com",
+                                     "uid=alice,ou=People,dc=example,dc=com"};
+    CHECK(dns == want);
+  }
+}
+
+TEST_CASE("-c: good records load, bad ones go to the reject file with line and reason, exit 1") {
+  TempDir t;
+  // Lines: kBase 1-10, then each record below followed by a blank line.
+  struct Part {
+    std::string text;
+    bool good;
+    std::string reason;   // for a bad record: what its reject comment must say
+    uint64_t offset = 0;  // the line named, counted from the record's first
+  };
+  std::vector<Part> parts = {
+      {Person("alice"), true, ""},
+      {"dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n", false,
+       "duplicate DN: already given at line 7"},
+      {Person("bob"), true, ""},
+      {Person("carol", "fooBarBaz: 1\n"), false, "fooBarBaz"},
+      {"dn: uid=lost,ou=Nowhere,dc=example,dc=com\nobjectClass: account\nuid: lost\n", false,
+       "does not exist"},
+      {Person("dave"), true, ""},
+      {"dn: uid=alice,ou=People,dc=example,dc=com\nchangetype: delete\n", false, "change record"},
+      // The reader names the offending line, not the record's first.
+      {Person("erin", "description:: !!!\n"), false, "base64", 5},
+      {Person("frank"), true, ""},
+  };
+  std::string text = kBase;
+  std::vector<uint64_t> lines;
+  uint64_t line = kFirstLine;
+  for (const Part& p : parts) {
+    lines.push_back(line);
+    text += p.text + "\n";
+    line += static_cast<uint64_t>(std::count(p.text.begin(), p.text.end(), '\n')) + 1;
+  }
+  std::string input = t.Write("input.ldif", text);
+  std::string rejects = t.File("rejects.ldif");
+
+  for (const char* backend : kBackends) {
+    CAPTURE(backend);
+    Db db{t.File(std::string("db-") + backend), backend};
+    RunResult add = db.Add(input, {"-c", "--reject-file", rejects});
+    CHECK_MESSAGE(add.exit_code == 1, add.Describe());
+
+    // Every good record is loaded, in input order, and nothing else.
+    std::string want_text = kBase;
+    for (const Part& p : parts) {
+      if (p.good) want_text += p.text + "\n";
+    }
+    LdifFile want = testing::ReadLdifText(want_text);
+    REQUIRE(want.ok());
+    RunResult cat = db.Cat({"-l", t.File("out.ldif")});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    std::vector<ldif::Record> got = ReadOutput(t.File("out.ldif"));
+    testing::CompareOptions exact;
+    exact.ignore_description_case = false;
+    CHECK_MESSAGE(testing::CompareRecords(got, want.records, exact) == "",
+                  testing::CompareRecords(got, want.records, exact));
+
+    // Each bad record is in the reject file, after a comment with its line
+    // and reason.
+    std::string rejected = testing::ReadFile(rejects);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i].good) continue;
+      CAPTURE(parts[i].text);
+      std::string where = "input.ldif:" + std::to_string(lines[i] + parts[i].offset) + ":";
+      size_t comment = rejected.find(where);
+      REQUIRE_MESSAGE(comment != std::string::npos, "reject file does not name " << where << ":\n"
+                                                                                 << rejected);
+      std::string comment_line = rejected.substr(comment, rejected.find('\n', comment) - comment);
+      CHECK_MESSAGE(ContainsNoCase(comment_line, parts[i].reason), comment_line);
+      std::string dn_line = parts[i].text.substr(0, parts[i].text.find('\n') + 1);
+      CHECK_MESSAGE(rejected.find(dn_line) != std::string::npos, "reject file lacks the record "
+                                                                     << dn_line << ":\n"
+                                                                     << rejected);
+    }
+  }
+}
+
+TEST_CASE("-u: a dry run checks everything and writes no database") {
+  TempDir t;
+  std::string good = t.Write("good.ldif", std::string(kBase) + Person("alice"));
+  std::string bad = t.Write("bad.ldif", std::string(kBase) + Person("bob", "fooBarBaz: 1\n"));
+  for (const char* backend : kBackends) {
+    CAPTURE(backend);
+    Db db{t.File(std::string("db-") + backend), backend};
+    RunResult add = db.Add(good, {"-u"});
+    CHECK_MESSAGE(add.exit_code == 0, add.Describe());
+    bool nothing = !fs::exists(db.dir) || fs::is_empty(db.dir);
+    CHECK_MESSAGE(nothing, "-u left files in " << db.dir);
+
+    add = db.Add(bad, {"-u"});
+    CHECK_MESSAGE(add.exit_code == 1, add.Describe());
+    CHECK_MESSAGE(add.err.find("bad.ldif:11:") != std::string::npos, add.Describe());
+    nothing = !fs::exists(db.dir) || fs::is_empty(db.dir);
+    CHECK_MESSAGE(nothing, "-u left files in " << db.dir);
+
+    RunResult cat = db.Cat();
+    CHECK_MESSAGE(cat.exit_code == 3, cat.Describe());
+  }
+}
+
+TEST_CASE("-s: without schema checks an unknown attribute loads") {
+  TempDir t;
+  std::string input = t.Write("input.ldif", std::string(kBase) + Person("alice", "fooBarBaz: 1\n"));
+  for (const char* backend : kBackends) {
+    CAPTURE(backend);
+    Db db{t.File(std::string("db-") + backend), backend};
+    RunResult add = db.Add(input, {"-s"});
+    REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+    RunResult cat = db.Cat({"-l", t.File("out.ldif")});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    LdifFile want = testing::ReadLdifText(testing::ReadFile(input));
+    REQUIRE(want.ok());
+    std::vector<ldif::Record> got = ReadOutput(t.File("out.ldif"));
+    CHECK(testing::CompareRecords(got, want.records, {}) == "");
+  }
+}
+
+TEST_CASE("usage and refusal exit statuses") {
+  TempDir t;
+  std::string input = t.Write("input.ldif", kBase);
+
+  SUBCASE("no database directory is a usage error") {
+    RunResult r = RunDirload({"add", "--suffix", kSuffix, "-l", input});
+    CHECK_MESSAGE(r.exit_code == 2, r.Describe());
+  }
+  SUBCASE("no suffix is a usage error") {
+    RunResult r = RunDirload({"add", "--db", t.File("db"), "-l", input});
+    CHECK_MESSAGE(r.exit_code == 2, r.Describe());
+  }
+  SUBCASE("an unknown option is a usage error") {
+    RunResult r = RunDirload({"add", "--no-such-option", "--db", t.File("db")});
+    CHECK_MESSAGE(r.exit_code == 2, r.Describe());
+  }
+  SUBCASE("an unknown backend is a usage error") {
+    RunResult r = RunDirload(
+        {"add", "--db", t.File("db"), "--suffix", kSuffix, "--backend", "nosuch", "-l", input});
+    CHECK_MESSAGE(r.exit_code == 2, r.Describe());
+  }
+  SUBCASE("cat of a directory without a database is refused") {
+    fs::create_directory(t.File("empty"));
+    RunResult r = RunDirload({"cat", "--db", t.File("empty")});
+    CHECK_MESSAGE(r.exit_code == 3, r.Describe());
+    CHECK_MESSAGE(r.err.find("no dirload database") != std::string::npos, r.Describe());
+    r = RunDirload({"cat", "--db", t.File("missing")});
+    CHECK_MESSAGE(r.exit_code == 3, r.Describe());
+  }
+  SUBCASE("a database directory that cannot be created is a storage error") {
+    std::string file = t.Write("plain-file", "x");
+    RunResult r = RunDirload(
+        {"add", "--db", file + "/db", "--suffix", kSuffix, "-l", input, "--progress", "never"});
+    CHECK_MESSAGE(r.exit_code == 4, r.Describe());
+  }
+  SUBCASE("a missing input file is an I/O error") {
+    RunResult r = RunDirload({"add", "--db", t.File("db"), "--suffix", kSuffix, "-l",
+                              t.File("no-such.ldif"), "--progress", "never"});
+    CHECK_MESSAGE(r.exit_code == 4, r.Describe());
+    CHECK_MESSAGE(r.err.find("no-such.ldif") != std::string::npos, r.Describe());
+  }
+  SUBCASE("add with -f takes the directory and suffix from slapd.conf, cat reads it back") {
+    fs::create_directory(t.File("confdb"));
+    std::string conf = t.Write("slapd.conf",
+                               "database mdb\nsuffix \"dc=example,dc=com\"\n"
+                               "directory " +
+                                   t.File("confdb") + "\n");
+    RunResult r = RunDirload({"add", "-f", conf, "-l", input, "--progress", "never"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    r = RunDirload({"cat", "-f", conf});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    LdifFile got = testing::ReadLdifText(r.out);
+    REQUIRE(got.ok());
+    CHECK(testing::Dns(got.records) ==
+          std::vector<std::string>{"dc=example,dc=com", "ou=People,dc=example,dc=com"});
+  }
+}
+
+}  // namespace
+}  // namespace dirload

@@ -1,0 +1,192 @@
+// dirload add: slapadd's job. Phase 1 (load) now; phase 2 (indexes) follows it.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "ldif/reader.h"
+#include "lib/pipeline/entry_checker.h"
+#include "lib/pipeline/loader.h"
+#include "lib/pipeline/run_stats.h"
+#include "tools/commands.h"
+#include "tools/database_args.h"
+#include "tools/exit_codes.h"
+#include "tools/progress_printer.h"
+
+namespace dirload::tools {
+namespace {
+
+struct AddArgs {
+  DatabaseArgs db;
+  std::string ldif = "-";
+  bool quick = false;
+  bool continue_on_error = false;
+  std::string reject_file;
+  bool dry_run = false;
+  bool no_schema_check = false;
+  bool no_index = false;
+  std::string progress = "auto";
+  std::string stats_file;
+  std::string max_record_size = "64M";
+};
+
+// Writes rejected records, each after a comment naming its line and reason.
+class RejectFile final : public RejectSink {
+ public:
+  explicit RejectFile(std::ofstream out) : out_(std::move(out)) {}
+  Status Reject(const std::string& message, std::string_view text) override {
+    out_ << "# " << message << "\n";
+    out_ << text;
+    if (!text.empty() && text.back() != '\n') out_ << "\n";
+    if (text.empty() || text.substr(text.size() - std::min<size_t>(2, text.size())) != "\n\n") {
+      out_ << "\n";
+    }
+    if (!out_) return Status::IoError("cannot write the reject file");
+    return Status::Ok();
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+int RunAdd(const AddArgs& a) {
+  Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/true);
+  if (!db.ok()) return ReportError(db.status());
+  if (db->suffix.empty()) {
+    return ReportError(Status::InvalidArgument("no suffix: give --suffix DN or -f slapd.conf"));
+  }
+  if (a.db.verbose) {
+    for (const std::string& n : db->notes) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
+  }
+  if (!a.no_index && !db->index_lines.empty()) {
+    std::fprintf(stderr,
+                 "dirload: warning: this version does not build indexes yet (phase 2); the "
+                 "%zu index line(s) of the configuration are not applied\n",
+                 db->index_lines.size());
+  }
+  Result<uint64_t> max_record = ParseByteSize(a.max_record_size);
+  if (!max_record.ok()) return ReportError(max_record.status());
+  Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);
+  if (!schema.ok()) return ReportError(schema.status());
+  EntryChecker checker(schema->get(), !a.no_schema_check);
+
+  Result<std::unique_ptr<ldif::ByteSource>> source = ldif::OpenByteSource(a.ldif);
+  if (!source.ok()) return ReportError(source.status());
+  ldif::ReaderOptions reader_options;
+  reader_options.max_record_size = *max_record;
+  if (a.ldif != "-") {
+    reader_options.url_base_dir = std::filesystem::path(a.ldif).parent_path().string();
+  }
+  ldif::Reader reader(std::move(*source), reader_options);
+
+  std::unique_ptr<Store> store;
+  if (!a.dry_run) {
+    StoreOptions so = db->store_options;
+    so.create = true;
+    Result<std::unique_ptr<Store>> opened = Store::Open(db->backend, db->dir, so);
+    if (!opened.ok()) return ReportError(opened.status());
+    store = std::move(*opened);
+  }
+
+  std::unique_ptr<RejectFile> rejects;
+  if (!a.reject_file.empty()) {
+    std::ofstream out(a.reject_file, std::ios::binary | std::ios::trunc);
+    if (!out) return ReportError(Status::IoError(a.reject_file + ": cannot create reject file"));
+    rejects = std::make_unique<RejectFile>(std::move(out));
+  }
+  ProgressPrinter progress(a.progress == "always"  ? ProgressMode::kAlways
+                           : a.progress == "never" ? ProgressMode::kNever
+                                                   : ProgressMode::kAuto);
+  LoadOptions lo;
+  lo.suffix = db->suffix;
+  lo.continue_on_error = a.continue_on_error;
+  lo.dry_run = a.dry_run;
+  lo.quick = a.quick;
+  Loader loader(lo, store.get(), &checker, rejects.get(), &progress);
+  PhaseClock clock;
+  Result<LoadSummary> summary = loader.Run(&reader);
+  if (!summary.ok()) {
+    int code = ReportError(summary.status());
+    if (store) {
+      std::fprintf(stderr,
+                   "dirload: the database in %s is incomplete (state 'loading'); remove it and "
+                   "load again\n",
+                   db->dir.c_str());
+    }
+    return code;
+  }
+
+  if (!a.stats_file.empty()) {
+    RunStats stats;
+    stats.command = "add";
+    stats.backend = std::string(BackendName(db->backend));
+    stats.database = db->dir;
+    PhaseStats p;
+    p.name = "load";
+    p.wall_seconds = clock.wall_seconds();
+    p.cpu_seconds = clock.cpu_seconds();
+    p.entries = summary->entries_loaded;
+    p.bytes = summary->input_bytes;
+    p.peak_rss_bytes = PeakRssBytes();
+    p.counters.push_back({"rejected", static_cast<double>(summary->rejected)});
+    if (store) {
+      Result<CacheStats> cache = store->CacheStatistics();
+      if (cache.ok() && cache->available) {
+        p.counters.push_back({"cache.hits", static_cast<double>(cache->hits)});
+        p.counters.push_back({"cache.misses", static_cast<double>(cache->misses)});
+        p.counters.push_back({"cache.pages_read", static_cast<double>(cache->pages_read)});
+        p.counters.push_back({"cache.pages_written", static_cast<double>(cache->pages_written)});
+        p.counters.push_back({"cache.clean_evictions", static_cast<double>(cache->clean_evictions)});
+        p.counters.push_back({"cache.dirty_evictions", static_cast<double>(cache->dirty_evictions)});
+      }
+      Result<StoreStats> ss = store->Statistics();
+      if (ss.ok()) {
+        stats.totals.push_back({"database_bytes", static_cast<double>(ss->file_bytes)});
+        for (const TableStats& t : ss->tables) {
+          stats.totals.push_back({"table." + t.name + ".entries", static_cast<double>(t.entries)});
+          stats.totals.push_back({"table." + t.name + ".bytes", static_cast<double>(t.bytes)});
+        }
+      }
+    }
+    stats.phases.push_back(std::move(p));
+    std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
+    out << stats.ToJson();
+    if (!out) return ReportError(Status::IoError(a.stats_file + ": cannot write stats"));
+  }
+  if (summary->rejected > 0) {
+    std::fprintf(stderr, "dirload: %llu record(s) rejected%s%s\n",
+                 static_cast<unsigned long long>(summary->rejected),
+                 a.reject_file.empty() ? "" : "; see ", a.reject_file.c_str());
+    return kExitBadData;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner RegisterAdd(CLI::App* app) {
+  auto a = std::make_shared<AddArgs>();
+  CLI::App* cmd = app->add_subcommand(
+      "add", "load LDIF into a database (slapadd): phase 1 stores the entries, phase 2 builds "
+             "the indexes");
+  cmd->add_option("-l,--ldif", a->ldif, "LDIF input, plain or gzip ('-' or absent: stdin)");
+  AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
+  cmd->add_flag("-q,--quick", a->quick, "fewer, larger transactions (as slapadd -q)");
+  cmd->add_flag("-c,--continue", a->continue_on_error,
+                "go on past bad records; they go to --reject-file and the exit status is 1");
+  cmd->add_option("--reject-file", a->reject_file,
+                  "with -c: write each rejected record here, after a comment with its line "
+                  "and reason");
+  cmd->add_flag("-u,--dry-run", a->dry_run, "parse and check everything, write nothing");
+  cmd->add_flag("-s,--no-schema-check", a->no_schema_check,
+                "skip schema checks (DN, suffix, duplicate and parent checks still run)");
+  cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
+  cmd->add_option("--progress", a->progress, "progress line on stderr: auto (when a terminal), "
+                                             "always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--stats", a->stats_file, "write per-phase measurements as JSON to this file");
+  cmd->add_option("--max-record-size", a->max_record_size,
+                  "largest LDIF record accepted (default 64M)");
+  return [a] { return RunAdd(*a); };
+}
+
+}  // namespace dirload::tools

@@ -1,0 +1,120 @@
+#include "tools/database_args.h"
+
+#include <filesystem>
+
+#include "lib/schema/schema_loader.h"
+
+namespace dirload::tools {
+
+void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* a, bool engine_options) {
+  cmd->add_option("-f,--config", a->config_file,
+                  "slapd.conf to take the schema includes, suffix, directory, database type and "
+                  "index lines from");
+  cmd->add_option("-d,--db", a->db_dir, "database directory (overrides slapd.conf 'directory')");
+  cmd->add_option("-b,--suffix", a->suffix, "suffix DN of the database (overrides slapd.conf)");
+  cmd->add_option("--backend", a->backend,
+                  "storage engine: lmdb (default) or bdb (Berkeley DB 5.3); an existing "
+                  "database is detected")
+      ->check(CLI::IsMember({"lmdb", "bdb"}));
+  cmd->add_option("--schema", a->schema_files,
+                  "OpenLDAP .schema file to use instead of the built-in schema (repeatable)");
+  cmd->add_flag("-v,--verbose", a->verbose, "say more: ignored slapd.conf lines, settings");
+  if (!engine_options) return;
+  cmd->add_option("--cache-size", a->cache_size,
+                  "Berkeley DB cache size (e.g. 512M; DB_ENV->set_cachesize); LMDB has no cache "
+                  "of its own");
+  cmd->add_option("--mmap-size", a->mmap_size,
+                  "Berkeley DB: largest read-only file mapped instead of cached "
+                  "(set_mp_mmapsize)");
+  cmd->add_flag("--mmap", a->mmap,
+                "Berkeley DB: map id2entry when phase 2 reads it (mmap size = its size)");
+  cmd->add_option("--id2entry-priority", a->id2entry_priority,
+                  "Berkeley DB cache priority of id2entry pages")
+      ->check(CLI::IsMember({"default", "very_low", "low", "high", "very_high"}));
+  cmd->add_option("--page-size", a->page_size, "Berkeley DB page size of new tables (bytes)");
+  cmd->add_flag("--durable", a->durable,
+                "transactions and a write-ahead log (BDB), sync on every commit (LMDB)");
+}
+
+Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
+  ResolvedDatabase db;
+  std::string db_type;
+  if (!a.config_file.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(SlapdConfig cfg, ReadSlapdConfig(a.config_file));
+    db.dir = cfg.directory;
+    db.suffix = cfg.suffix;
+    db.schema_files = cfg.schema_files;
+    db.index_lines = cfg.index_lines;
+    db.notes = cfg.notes;
+    db_type = cfg.database;
+    if (cfg.maxsize) db.store_options.lmdb_map_size = *cfg.maxsize;
+    if (cfg.cache_size) db.store_options.bdb_cache_size = *cfg.cache_size;
+  }
+  if (!a.db_dir.empty()) db.dir = a.db_dir;
+  if (!a.suffix.empty()) db.suffix = a.suffix;
+  if (!a.schema_files.empty()) db.schema_files = a.schema_files;
+  if (db.dir.empty()) {
+    return Status::InvalidArgument("no database directory: give --db DIR or -f slapd.conf");
+  }
+  // The engine: an existing database says which; else the option, else
+  // slapd.conf's database type, else LMDB.
+  Result<Backend> found = DetectBackend(db.dir);
+  if (found.ok()) {
+    db.backend = *found;
+    if (!a.backend.empty() && a.backend != BackendName(*found)) {
+      return Status::InvalidArgument(db.dir + " holds a " + std::string(BackendName(*found)) +
+                                     " database, not " + a.backend);
+    }
+  } else if (!creating) {
+    return Status::NotFound(db.dir + ": no dirload database here (load one with 'dirload add')");
+  } else if (!a.backend.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(db.backend, ParseBackend(a.backend));
+  } else if (db_type == "bdb") {
+    db.backend = Backend::kBdb;
+  }
+  StoreOptions& o = db.store_options;
+  if (!a.cache_size.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(o.bdb_cache_size, ParseByteSize(a.cache_size));
+  }
+  if (!a.mmap_size.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(o.bdb_mmap_size, ParseByteSize(a.mmap_size));
+  }
+  if (!a.id2entry_priority.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(o.bdb_id2entry_priority, ParseCachePriority(a.id2entry_priority));
+  }
+  if (a.mmap && a.mmap_size.empty()) {
+    // Large enough for any id2entry: Berkeley DB maps a read-only file up to this size.
+    o.bdb_mmap_size = uint64_t{1} << 40;
+  }
+  o.bdb_page_size = a.page_size;
+  o.durable = a.durable;
+  if (db.backend == Backend::kLmdb) {
+    if (!a.cache_size.empty()) {
+      db.notes.push_back("--cache-size has no effect on LMDB: it has no cache of its own and "
+                         "reads through the kernel's page cache");
+    }
+    if (!a.mmap_size.empty() || a.mmap) {
+      db.notes.push_back("--mmap/--mmap-size have no effect on LMDB: it always maps the database");
+    }
+    if (!a.id2entry_priority.empty()) {
+      db.notes.push_back("--id2entry-priority has no effect on LMDB: it has no buffer pool");
+    }
+    if (a.page_size != 0) db.notes.push_back("--page-size has no effect on LMDB (the OS page size)");
+  }
+  return db;
+}
+
+Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db) {
+  if (db.schema_files.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(Schema s, Schema::Builtin());
+    return std::make_unique<Schema>(std::move(s));
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(Schema s, Schema::SystemOnly());
+  auto schema = std::make_unique<Schema>(std::move(s));
+  for (const std::string& f : db.schema_files) {
+    DIRLOAD_RETURN_IF_ERROR(LoadSchemaFile(schema.get(), f));
+  }
+  return schema;
+}
+
+}  // namespace dirload::tools

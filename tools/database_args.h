@@ -1,0 +1,55 @@
+// Options every database command shares (-f, --db, --suffix, --backend,
+// --schema and the engine settings) and how they resolve against slapd.conf:
+// an option given on the command line wins over the file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/pipeline/slapd_config.h"
+#include "lib/schema/schema.h"
+#include "lib/store/store.h"
+#include "lib/util/status.h"
+
+namespace dirload::tools {
+
+struct DatabaseArgs {
+  std::string config_file;
+  std::string db_dir;
+  std::string suffix;
+  std::string backend;  // empty: from slapd.conf, the existing database, or lmdb
+  std::vector<std::string> schema_files;
+  std::string cache_size;
+  std::string mmap_size;
+  bool mmap = false;
+  std::string id2entry_priority;
+  uint32_t page_size = 0;
+  bool durable = false;
+  bool verbose = false;
+};
+
+// Registers the shared options on `cmd`; `engine_options` adds the cache and
+// engine settings (commands that only read skip them).
+void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* args, bool engine_options);
+
+struct ResolvedDatabase {
+  std::string dir;
+  std::string suffix;
+  Backend backend = Backend::kLmdb;
+  StoreOptions store_options;
+  std::vector<std::string> schema_files;  // empty: built-in schema
+  std::vector<SlapdConfig::IndexLine> index_lines;
+  std::vector<std::string> notes;  // what slapd.conf said that dirload ignores
+};
+
+// Applies slapd.conf (when -f) and the options. `creating`: the database may
+// not exist yet.
+Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& args, bool creating);
+
+// The built-in schema, or the system schema plus the given .schema files.
+Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db);
+
+}  // namespace dirload::tools

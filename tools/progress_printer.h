@@ -1,0 +1,25 @@
+// Draws phase progress on one terminal line (stderr) and prints each phase's
+// summary line. With --progress auto it draws only when stderr is a terminal;
+// summaries are always printed.
+#pragma once
+
+#include <string>
+
+#include "lib/pipeline/progress.h"
+
+namespace dirload::tools {
+
+enum class ProgressMode { kAuto, kAlways, kNever };
+
+class ProgressPrinter final : public ProgressSink {
+ public:
+  explicit ProgressPrinter(ProgressMode mode);
+  void Update(const ProgressSnapshot& s) override;
+  void Finish(const ProgressSnapshot& s, const std::string& summary) override;
+
+ private:
+  bool draw_;
+  size_t last_width_ = 0;
+};
+
+}  // namespace dirload::tools
