@@ -24,6 +24,7 @@ struct AddArgs {
   bool dry_run = false;
   bool no_schema_check = false;
   bool no_index = false;
+  unsigned threads = 2;
   std::string progress = "auto";
   std::string stats_file;
   std::string max_record_size = "64M";
@@ -101,6 +102,7 @@ int RunAdd(const AddArgs& a) {
   lo.continue_on_error = a.continue_on_error;
   lo.dry_run = a.dry_run;
   lo.quick = a.quick;
+  lo.threads = a.threads;
   Loader loader(lo, store.get(), &checker, rejects.get(), &progress);
   PhaseClock clock;
   Result<LoadSummary> summary = loader.Run(&reader);
@@ -179,6 +181,10 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_flag("-u,--dry-run", a->dry_run, "parse and check everything, write nothing");
   cmd->add_flag("-s,--no-schema-check", a->no_schema_check,
                 "skip schema checks (DN, suffix, duplicate and parent checks still run)");
+  cmd->add_option("--threads", a->threads,
+                  "threads that check and normalise entries, beside the reading thread and "
+                  "the writing thread (default 2)")
+      ->check(CLI::Range(1u, 64u));
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
   cmd->add_option("--progress", a->progress, "progress line on stderr: auto (when a terminal), "
                                              "always, never")

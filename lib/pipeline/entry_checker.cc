@@ -1,152 +1,191 @@
 #include "lib/pipeline/entry_checker.h"
 
 #include <algorithm>
-#include <unordered_map>
 
-#include "lib/schema/dn.h"
 #include "lib/schema/normalize.h"
 
 namespace dirload {
+
+EntryChecker::EntryChecker(const Schema* schema, bool check_schema)
+    : schema_(schema),
+      check_schema_(check_schema),
+      object_class_type_(schema->FindAttribute("objectClass")) {}
+
+Status EntryChecker::CheckDn(std::string_view dn, Dn* parsed, std::string* ndn) const {
+  Result<Dn> d = ParseDn(dn);
+  if (!d.ok()) return d.status();
+  *parsed = std::move(*d);
+  return dirload::NormalizeDn(*schema_, *parsed, ndn);
+}
 
 Result<std::string> EntryChecker::NormalizeDn(std::string_view dn) const {
   return dirload::NormalizeDn(*schema_, dn);
 }
 
-std::string EntryChecker::ParentOf(std::string_view ndn) const {
-  return std::string(ParentDn(ndn));
-}
+std::string EntryChecker::ParentOf(std::string_view ndn) { return std::string(ParentDn(ndn)); }
 
-bool EntryChecker::IsUnder(std::string_view ndn, std::string_view nbase) const {
+bool EntryChecker::IsUnder(std::string_view ndn, std::string_view nbase) {
   return dirload::IsUnder(ndn, nbase);
 }
 
-std::string EntryChecker::SortKey(std::string_view ndn) const { return DnSortKey(ndn); }
+std::string EntryChecker::SortKey(std::string_view ndn) { return DnSortKey(ndn); }
 
-namespace {
+const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view description) {
+  auto it = descriptions_.find(description);
+  if (it != descriptions_.end()) return it->second;
+  DescriptionInfo info;
+  Result<AttributeDescription> ad = schema_->ParseAttributeDescription(description);
+  if (!ad.ok()) {
+    info.error = ad.status().code() == StatusCode::kNotFound
+                     ? Status::InvalidArgument("attribute type '" + std::string(description) +
+                                               "' is undefined")
+                     : Status::InvalidArgument(ad.status().message());
+  } else {
+    info.type = ad->type;
+    info.canonical_name = ad->ToString();
+    auto [c, inserted] = canonical_ids_.emplace(info.canonical_name, canonical_ids_.size());
+    info.canonical = c->second;
+  }
+  return descriptions_.emplace(std::string(description), std::move(info)).first->second;
+}
 
-struct Present {
-  const AttributeType* type;
-  std::string description;  // canonical, for SINGLE-VALUE and duplicates
-  std::string_view value;
-};
+const ObjectClass* EntryChecker::FindClass(std::string_view name) {
+  auto it = classes_.find(name);
+  if (it != classes_.end()) return it->second;
+  const ObjectClass* oc = schema_->FindObjectClass(name);
+  classes_.emplace(std::string(name), oc);
+  return oc;
+}
 
-}  // namespace
+const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const ObjectClass*>* classes) {
+  std::sort(classes->begin(), classes->end());
+  classes->erase(std::unique(classes->begin(), classes->end()), classes->end());
+  std::string key;
+  for (const ObjectClass* oc : *classes) {
+    key.append(reinterpret_cast<const char*>(&oc->id), sizeof oc->id);
+  }
+  auto it = class_sets_.find(key);
+  if (it != class_sets_.end()) return it->second;
 
-Status EntryChecker::CheckEntry(const ldif::Record& record) const {
+  ClassSetInfo info;
+  info.allowed.assign(schema_->attribute_types().size(), false);
+  // Exactly one chain of structural classes: one of them derives from all others.
+  const ObjectClass* structural = nullptr;
+  for (const ObjectClass* oc : *classes) {
+    info.extensible |= schema_internal::EqualsIgnoreCase(oc->name(), "extensibleObject");
+    for (const AttributeType* t : oc->all_must) {
+      info.must.push_back({oc, t});
+      info.allowed[t->id] = true;
+    }
+    for (const AttributeType* t : oc->all_may) info.allowed[t->id] = true;
+    if (oc->kind != ObjectClassKind::kStructural || !info.error.ok()) continue;
+    if (structural == nullptr || oc->IsSubclassOf(structural)) {
+      structural = oc;
+    } else if (!structural->IsSubclassOf(oc)) {
+      info.error = Status::InvalidArgument(
+          "structural object classes '" + std::string(structural->name()) + "' and '" +
+          std::string(oc->name()) + "' do not form one chain");
+    }
+  }
+  if (structural == nullptr && info.error.ok()) {
+    info.error = Status::InvalidArgument("no structural object class");
+  }
+  return class_sets_.emplace(std::move(key), std::move(info)).first->second;
+}
+
+Status EntryChecker::CheckEntry(const ldif::Record& record, const Dn& dn) {
   if (!check_schema_) return Status::Ok();
-  std::vector<Present> attrs;
-  attrs.reserve(record.size());
-  std::vector<const ObjectClass*> classes;
-  bool extensible = false;
-  const AttributeType* object_class_type = schema_->FindAttribute("objectClass");
-
+  ++entry_number_;
+  if (seen_.size() < schema_->attribute_types().size()) {
+    seen_.resize(schema_->attribute_types().size(), 0);
+  }
+  present_.clear();
+  entry_classes_.clear();
   for (size_t i = 0; i < record.size(); ++i) {
     ldif::AttributeView a = record.attribute(i);
-    Result<AttributeDescription> ad = schema_->ParseAttributeDescription(a.description);
-    if (!ad.ok()) {
-      if (ad.status().code() == StatusCode::kNotFound) {
-        return Status::InvalidArgument("attribute type '" + std::string(a.description) +
-                                       "' is undefined");
-      }
-      return Status::InvalidArgument(ad.status().message());
-    }
-    Status valid = ValidateValue(*ad->type, a.value);
+    const DescriptionInfo& info = Describe(a.description);
+    if (!info.error.ok()) return info.error;
+    Status valid = ValidateValue(*info.type, a.value);
     if (!valid.ok()) {
       return Status::InvalidArgument("invalid value for '" + std::string(a.description) +
                                      "': " + valid.message());
     }
-    if (ad->type == object_class_type) {
-      const ObjectClass* oc = schema_->FindObjectClass(a.value);
+    if (info.type == object_class_type_) {
+      const ObjectClass* oc = FindClass(a.value);
       if (oc == nullptr) {
         return Status::InvalidArgument("object class '" + std::string(a.value) +
                                        "' is undefined");
       }
-      extensible |= schema_internal::EqualsIgnoreCase(oc->name(), "extensibleObject");
-      classes.push_back(oc);
+      entry_classes_.push_back(oc);
     }
-    attrs.push_back({ad->type, ad->ToString(), a.value});
+    seen_[info.type->id] = entry_number_;
+    present_.push_back({&info, a.value});
   }
-  if (classes.empty()) return Status::InvalidArgument("no objectClass attribute");
-
-  // Exactly one chain of structural classes: one of them derives from all others.
-  const ObjectClass* structural = nullptr;
-  for (const ObjectClass* oc : classes) {
-    if (oc->kind != ObjectClassKind::kStructural) continue;
-    if (structural == nullptr || oc->IsSubclassOf(structural)) {
-      structural = oc;
-    } else if (!structural->IsSubclassOf(oc)) {
-      return Status::InvalidArgument("structural object classes '" + std::string(structural->name()) +
-                                     "' and '" + std::string(oc->name()) +
-                                     "' do not form one chain");
+  if (entry_classes_.empty()) return Status::InvalidArgument("no objectClass attribute");
+  const ClassSetInfo& set = ClassSet(&entry_classes_);
+  if (!set.error.ok()) return set.error;
+  for (const auto& [oc, must] : set.must) {
+    if (seen_[must->id] != entry_number_) {
+      return Status::InvalidArgument("object class '" + std::string(oc->name()) +
+                                     "' requires attribute '" + std::string(must->name()) +
+                                     "', which is missing");
     }
   }
-  if (structural == nullptr) return Status::InvalidArgument("no structural object class");
-
-  for (const ObjectClass* oc : classes) {
-    for (const AttributeType* must : oc->all_must) {
-      bool found = std::any_of(attrs.begin(), attrs.end(),
-                               [&](const Present& p) { return p.type == must; });
-      if (!found) {
-        return Status::InvalidArgument("object class '" + std::string(oc->name()) +
-                                       "' requires attribute '" + std::string(must->name()) +
-                                       "', which is missing");
-      }
-    }
-  }
-  if (!extensible) {
-    for (const Present& p : attrs) {
-      if (p.type->operational()) continue;
-      bool allowed = std::any_of(classes.begin(), classes.end(),
-                                 [&](const ObjectClass* oc) { return oc->Allows(p.type); });
-      if (!allowed) {
-        return Status::InvalidArgument("attribute '" + std::string(p.type->name()) +
+  if (!set.extensible) {
+    for (const Present& p : present_) {
+      if (!p.info->type->operational() && !set.allowed[p.info->type->id]) {
+        return Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
                                        "' is not allowed by the entry's object classes");
       }
     }
   }
 
-  // SINGLE-VALUE and duplicate values, per description (cn and cn;lang-en are
+  // SINGLE-VALUE and repeated values, per description (cn and cn;lang-en are
   // separate attributes).
-  std::unordered_map<std::string_view, std::vector<const Present*>> by_description;
-  for (const Present& p : attrs) by_description[p.description].push_back(&p);
-  for (auto& [desc, values] : by_description) {
-    if (values.size() < 2) continue;
-    const AttributeType* type = values[0]->type;
-    if (type->single_value) {
-      return Status::InvalidArgument("attribute '" + std::string(desc) +
-                                     "' is single-valued but has " +
-                                     std::to_string(values.size()) + " values");
-    }
-    if (type->equality == nullptr) continue;
-    std::vector<std::string> keys;
-    for (const Present* p : values) {
-      Result<std::string> key = NormalizeEquality(*schema_, *type, p->value);
-      if (!key.ok()) {
-        return Status::InvalidArgument("invalid value for '" + std::string(desc) +
-                                       "': " + key.status().message());
+  by_canonical_.clear();
+  for (uint32_t i = 0; i < present_.size(); ++i) by_canonical_.push_back({present_[i].info->canonical, i});
+  std::sort(by_canonical_.begin(), by_canonical_.end());
+  for (size_t i = 0; i < by_canonical_.size();) {
+    size_t j = i + 1;
+    while (j < by_canonical_.size() && by_canonical_[j].first == by_canonical_[i].first) ++j;
+    if (j - i > 1) {
+      const DescriptionInfo& info = *present_[by_canonical_[i].second].info;
+      if (info.type->single_value) {
+        return Status::InvalidArgument("attribute '" + info.canonical_name +
+                                       "' is single-valued but has " + std::to_string(j - i) +
+                                       " values");
       }
-      keys.push_back(std::move(*key));
+      if (info.type->equality != nullptr) {
+        keys_.resize(j - i);
+        for (size_t k = i; k < j; ++k) {
+          Status st = NormalizeEquality(*schema_, *info.type,
+                                        present_[by_canonical_[k].second].value, &keys_[k - i]);
+          if (!st.ok()) {
+            return Status::InvalidArgument("invalid value for '" + info.canonical_name +
+                                           "': " + st.message());
+          }
+        }
+        std::sort(keys_.begin(), keys_.end());
+        if (std::adjacent_find(keys_.begin(), keys_.end()) != keys_.end()) {
+          return Status::InvalidArgument("attribute '" + info.canonical_name +
+                                         "' has the same value twice");
+        }
+      }
     }
-    std::sort(keys.begin(), keys.end());
-    if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) {
-      return Status::InvalidArgument("attribute '" + std::string(desc) +
-                                     "' has the same value twice");
-    }
+    i = j;
   }
 
   // The RDN's values must be values of the entry.
-  Result<Dn> dn = ParseDn(record.dn());
-  if (dn.ok() && !dn->empty()) {
-    for (const Ava& ava : dn->rdns[0]) {
+  if (!dn.empty()) {
+    std::string want, have;
+    for (const Ava& ava : dn.rdns[0]) {
       const AttributeType* type = schema_->FindAttribute(ava.type);
       if (type == nullptr || type->equality == nullptr) continue;
-      Result<std::string> want = NormalizeEquality(*schema_, *type, ava.value);
-      if (!want.ok()) continue;  // NormalizeDn already accepted the DN
+      if (!NormalizeEquality(*schema_, *type, ava.value, &want).ok()) continue;
       bool found = false;
-      for (const Present& p : attrs) {
-        if (p.type != type) continue;
-        Result<std::string> have = NormalizeEquality(*schema_, *type, p.value);
-        if (have.ok() && *have == *want) {
+      for (const Present& p : present_) {
+        if (p.info->type == type && NormalizeEquality(*schema_, *type, p.value, &have).ok() &&
+            have == want) {
           found = true;
           break;
         }

@@ -1,6 +1,10 @@
 #include "lib/pipeline/loader.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 #include "ldif/writer.h"
 #include "lib/pipeline/database_meta.h"
@@ -61,7 +65,7 @@ Result<bool> Loader::DnExists(const std::string& ndn, uint64_t* line) {
     *line = it->second;
     return true;
   }
-  DIRLOAD_ASSIGN_OR_RETURN(bool found, store_->Get(kDn2IdTable, checker_->SortKey(ndn), &value_));
+  DIRLOAD_ASSIGN_OR_RETURN(bool found, store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
   if (found && value_.size() == 8) {
     EntryId id = GetBigEndian64(value_);
     if (id >= summary_.first_id && id - summary_.first_id < line_of_.size() && summary_.first_id) {
@@ -87,43 +91,81 @@ Status Loader::Reject(uint64_t line, const std::string& dn, const std::string& w
   return Status::Ok();
 }
 
-Status Loader::Process(ldif::Record* record) {
+struct Loader::Item {
+  ldif::Record record;
+  bool read_error = false;  // the reader rejected the record; `error` says why
+  Status error;             // why the record is rejected, else OK
+  std::string text;         // read_error: the record's bytes as read
+  std::string ndn;
+};
+
+struct Loader::Batch {
+  std::vector<Item> items;
+  size_t count = 0;
+  bool checked = false;  // guarded by the pipeline's mutex
+  bool last = false;     // no batch follows
+  Status fatal;          // reading stopped here (I/O, gzip)
+  uint64_t input_offset = 0;
+  uint64_t parsed_bytes = 0;
+};
+
+void Loader::Check(EntryChecker* checker, Item* item) const {
+  if (item->read_error) return;
+  const ldif::Record& r = item->record;
+  if (r.kind() == ldif::RecordKind::kChange) {
+    item->error = Status::InvalidArgument("change record (changetype: " +
+                                          std::string(r.changetype()) +
+                                          ") cannot be bulk loaded; apply it with ldapmodify");
+    return;
+  }
+  Dn dn;
+  Status st = checker->CheckDn(r.dn(), &dn, &item->ndn);
+  if (!st.ok()) {
+    item->error = Status::InvalidArgument("invalid DN: " + st.message());
+    return;
+  }
+  if (!EntryChecker::IsUnder(item->ndn, nsuffix_)) {
+    item->error = Status::InvalidArgument("not under the suffix '" + options_.suffix + "'");
+    return;
+  }
+  item->error = checker->CheckEntry(r, dn);
+}
+
+Status Loader::Process(Item* item) {
+  ldif::Record* record = &item->record;
+  ++summary_.records_read;
+  if (item->read_error) {
+    // The reader's message already names file and lines.
+    ++summary_.rejected;
+    if (summary_.first_error.empty()) summary_.first_error = item->error.message();
+    if (!options_.continue_on_error) return item->error;
+    if (rejects_ != nullptr) return rejects_->Reject(item->error.message(), item->text);
+    return Status::Ok();
+  }
   const uint64_t line = record->line();
   std::string dn(record->dn());
-  if (record->kind() == ldif::RecordKind::kChange) {
-    return Reject(line, dn,
-                  "change record (changetype: " + std::string(record->changetype()) +
-                      ") cannot be bulk loaded; apply it with ldapmodify",
-                  record);
-  }
-  Result<std::string> ndn = checker_->NormalizeDn(dn);
-  if (!ndn.ok()) return Reject(line, dn, "invalid DN: " + ndn.status().message(), record);
-  if (!checker_->IsUnder(*ndn, nsuffix_)) {
-    return Reject(line, dn, "not under the suffix '" + options_.suffix + "'", record);
-  }
+  if (!item->error.ok()) return Reject(line, dn, item->error.message(), record);
+  const std::string& ndn = item->ndn;
   uint64_t other = 0;
-  DIRLOAD_ASSIGN_OR_RETURN(bool exists, DnExists(*ndn, &other));
+  DIRLOAD_ASSIGN_OR_RETURN(bool exists, DnExists(ndn, &other));
   if (exists) {
     return Reject(line, dn,
                   other ? "duplicate DN: already given at line " + std::to_string(other)
                         : "an entry with this DN is already in the database",
                   record);
   }
-  Status schema = checker_->CheckEntry(*record);
-  if (!schema.ok()) return Reject(line, dn, schema.message(), record);
-
-  if (*ndn != nsuffix_) {
-    std::string parent = checker_->ParentOf(*ndn);
+  if (ndn != nsuffix_) {
+    std::string parent = EntryChecker::ParentOf(ndn);
     uint64_t parent_line = 0;
     DIRLOAD_ASSIGN_OR_RETURN(bool parent_exists, DnExists(parent, &parent_line));
     if (!parent_exists || pending_dns_.count(parent)) {
-      pending_dns_.emplace(*ndn, line);
-      pending_[parent].push_back({std::move(*record), *ndn});
+      pending_dns_.emplace(ndn, line);
+      pending_[parent].push_back({std::move(*record), ndn});
       return Status::Ok();
     }
   }
-  DIRLOAD_RETURN_IF_ERROR(Insert(*record, *ndn));
-  return ReleaseChildren(*ndn);
+  DIRLOAD_RETURN_IF_ERROR(Insert(*record, ndn));
+  return ReleaseChildren(ndn);
 }
 
 Status Loader::Insert(const ldif::Record& record, const std::string& ndn) {
@@ -146,7 +188,7 @@ Status Loader::Insert(const ldif::Record& record, const std::string& ndn) {
   key_.clear();
   PutBigEndian64(id, &key_);
   DIRLOAD_RETURN_IF_ERROR(store_->Append(kId2EntryTable, key_, value_));
-  DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, checker_->SortKey(ndn), key_));
+  DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, EntryChecker::SortKey(ndn), key_));
   if (++since_commit_ >= options_.commit_every) {
     since_commit_ = 0;
     if (dictionary_.size() != dictionary_saved_) {
@@ -186,7 +228,7 @@ Status Loader::Finish() {
   std::sort(orphans.begin(), orphans.end(),
             [](const Pending* a, const Pending* b) { return a->record.line() < b->record.line(); });
   for (Pending* o : orphans) {
-    std::string parent = checker_->ParentOf(o->ndn);
+    std::string parent = EntryChecker::ParentOf(o->ndn);
     DIRLOAD_RETURN_IF_ERROR(Reject(o->record.line(), std::string(o->record.dn()),
                                    "parent entry '" + parent + "' does not exist",
                                    &o->record));
@@ -207,17 +249,18 @@ Status Loader::Finish() {
   return store_->Sync();
 }
 
-void Loader::ReportProgress(ldif::Reader* reader, bool final) {
+void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed,
+                            bool final) {
   if (progress_ == nullptr) return;
   double now = clock_.wall_seconds();
   if (!final && now - last_progress_ < 0.2) return;
   last_progress_ = now;
   ProgressSnapshot s;
   s.phase = "phase 1: load";
-  s.done_bytes = reader->input_offset();
-  s.total_bytes = reader->input_size();
+  s.done_bytes = input_offset;
+  s.total_bytes = input_size;
   s.entries = summary_.records_read;
-  s.uncompressed_bytes = reader->bytes_parsed();
+  s.uncompressed_bytes = parsed;
   s.elapsed_seconds = now;
   if (final) {
     char buf[256];
@@ -233,32 +276,157 @@ void Loader::ReportProgress(ldif::Reader* reader, bool final) {
   }
 }
 
+// Runs the reader thread and the checking workers; the calling thread takes
+// the batches in order with Next() and gives them back with Release().
+// Destruction stops and joins every thread, whatever state they are in.
+class Loader::Pipeline {
+ public:
+  Pipeline(const Loader* loader, ldif::Reader* reader, const EntryChecker& prototype,
+           unsigned workers, size_t batch_records)
+      : loader_(loader), reader_(reader), batch_records_(batch_records) {
+    size_t depth = 2 * static_cast<size_t>(workers) + 2;
+    for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<Batch>());
+    reader_thread_ = std::thread([this] { ReadLoop(); });
+    for (unsigned i = 0; i < workers; ++i) {
+      workers_.emplace_back([this, checker = prototype]() mutable { WorkLoop(&checker); });
+    }
+  }
+  ~Pipeline() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    reader_thread_.join();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // The next batch in input order, once checked.
+  Batch* Next() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !ordered_.empty() && ordered_.front()->checked; });
+    return ordered_.front().get();
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(ordered_.front()));
+    ordered_.pop_front();
+    cv_.notify_all();
+  }
+
+ private:
+  void ReadLoop() {
+    for (bool last = false; !last;) {
+      std::unique_ptr<Batch> batch;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !free_.empty() || stop_; });
+        if (stop_) return;
+        batch = std::move(free_.back());
+        free_.pop_back();
+      }
+      Fill(batch.get());
+      last = batch->last;
+      std::lock_guard<std::mutex> lock(mu_);
+      Batch* raw = batch.get();
+      ordered_.push_back(std::move(batch));
+      if (raw->count == 0) {
+        raw->checked = true;
+      } else {
+        work_.push_back(raw);
+      }
+      cv_.notify_all();
+    }
+  }
+
+  void Fill(Batch* b) {
+    b->count = 0;
+    b->checked = false;
+    b->last = false;
+    b->fatal = Status::Ok();
+    if (b->items.size() < batch_records_) b->items.resize(batch_records_);
+    while (b->count < batch_records_) {
+      Item& item = b->items[b->count];
+      Result<bool> got = reader_->Next(&item.record);
+      if (!got.ok()) {
+        if (reader_->last_error().fatal) {
+          b->fatal = got.status();
+          b->last = true;
+          break;
+        }
+        item.read_error = true;
+        item.error = got.status();
+        item.text = reader_->last_error().text;
+        ++b->count;
+        continue;
+      }
+      if (!*got) {
+        b->last = true;
+        break;
+      }
+      item.read_error = false;
+      item.error = Status::Ok();
+      item.ndn.clear();
+      ++b->count;
+    }
+    b->input_offset = reader_->input_offset();
+    b->parsed_bytes = reader_->bytes_parsed();
+  }
+
+  void WorkLoop(EntryChecker* checker) {
+    for (;;) {
+      Batch* b;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !work_.empty() || stop_; });
+        if (stop_) return;
+        b = work_.front();
+        work_.pop_front();
+      }
+      for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, &b->items[i]);
+      std::lock_guard<std::mutex> lock(mu_);
+      b->checked = true;
+      cv_.notify_all();
+    }
+  }
+
+  const Loader* loader_;
+  ldif::Reader* reader_;
+  size_t batch_records_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;                               // guarded by mu_
+  std::vector<std::unique_ptr<Batch>> free_;        // guarded by mu_
+  std::deque<std::unique_ptr<Batch>> ordered_;      // guarded by mu_, input order
+  std::deque<Batch*> work_;                         // guarded by mu_, awaiting checks
+  std::thread reader_thread_;
+  std::vector<std::thread> workers_;
+};
+
 Result<LoadSummary> Loader::Run(ldif::Reader* reader) {
   file_ = reader->name();
   DIRLOAD_RETURN_IF_ERROR(Begin());
-  ldif::Record record;
-  uint64_t tick = 0;
-  for (;;) {
-    Result<bool> got = reader->Next(&record);
-    if (!got.ok()) {
-      const ldif::ReadError& e = reader->last_error();
-      if (e.fatal) return got.status();
-      ++summary_.records_read;
-      // The reader's message already names file and lines.
-      ++summary_.rejected;
-      if (summary_.first_error.empty()) summary_.first_error = got.status().message();
-      if (!options_.continue_on_error) return got.status();
-      if (rejects_ != nullptr) DIRLOAD_RETURN_IF_ERROR(rejects_->Reject(got.status().message(), e.text));
-      continue;
+  const uint64_t input_size = reader->input_size();
+  uint64_t input_offset = 0, parsed = 0;
+  {
+    Pipeline pipeline(this, reader, *checker_, std::max(1u, options_.threads),
+                      std::max<size_t>(1, options_.batch_records));
+    for (bool last = false; !last;) {
+      Batch* batch = pipeline.Next();
+      for (size_t i = 0; i < batch->count; ++i) {
+        DIRLOAD_RETURN_IF_ERROR(Process(&batch->items[i]));
+      }
+      if (!batch->fatal.ok()) return batch->fatal;
+      last = batch->last;
+      input_offset = batch->input_offset;
+      parsed = batch->parsed_bytes;
+      pipeline.Release();
+      ReportProgress(input_offset, input_size, parsed, false);
     }
-    if (!*got) break;
-    ++summary_.records_read;
-    DIRLOAD_RETURN_IF_ERROR(Process(&record));
-    if ((++tick & 255) == 0) ReportProgress(reader, false);
   }
   DIRLOAD_RETURN_IF_ERROR(Finish());
-  summary_.input_bytes = reader->bytes_parsed();
-  ReportProgress(reader, true);
+  summary_.input_bytes = parsed;
+  ReportProgress(input_offset, input_size, parsed, true);
   return summary_;
 }
 

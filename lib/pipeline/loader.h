@@ -12,7 +12,14 @@
 // committed and synced; only then does it become `ready`. A run that fails or
 // is killed leaves `loading`, which every command refuses.
 //
-// Thread safety: one Loader per run, used by one thread.
+// The work runs as a pipeline: one thread reads and parses records into
+// batches, `threads` workers check and normalise them (the costly part), and
+// the calling thread takes the batches in input order for the checks that
+// depend on what came before (duplicates, parents) and writes the store. At
+// most a few batches are in flight, so memory does not grow with the input.
+//
+// Thread safety: one Loader per run; Run() is called by one thread, which is
+// the only one that touches the store.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +45,8 @@ struct LoadOptions {
   bool dry_run = false;            // -u: no store is written (store may be null)
   bool quick = false;              // -q: fewer commits
   uint64_t commit_every = 20000;   // entries per transaction (-q: 200000)
+  unsigned threads = 2;            // checking workers
+  size_t batch_records = 256;
 };
 
 struct LoadSummary {
@@ -76,10 +85,16 @@ class Loader {
     ldif::Record record;
     std::string ndn;
   };
+  struct Item;
+  struct Batch;
+  class Pipeline;
 
   Status Begin();
   Status Finish();
-  Status Process(ldif::Record* record);
+  // Worker side: the checks that need only the record itself.
+  void Check(EntryChecker* checker, Item* item) const;
+  // Calling thread, in input order: the checks that need earlier records, then the write.
+  Status Process(Item* item);
   Status Insert(const ldif::Record& record, const std::string& ndn);
   Status ReleaseChildren(const std::string& ndn);
   // Reports a bad record: an error to return (no -c) or OK after the reject
@@ -87,7 +102,7 @@ class Loader {
   Status Reject(uint64_t line, const std::string& dn, const std::string& why,
                 const ldif::Record* record);
   Result<bool> DnExists(const std::string& ndn, uint64_t* line);
-  void ReportProgress(ldif::Reader* reader, bool final);
+  void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
   Store* store_;
