@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds dirload (Release), generates a small sample
-# LDIF and runs the main job on it, printing the summary.
+# LDIF and loads it into a fresh LMDB database, printing the summary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
@@ -10,4 +10,8 @@ cmake --build "$build" -j"$(nproc)"
 sample="$root/sample"
 mkdir -p "$sample"
 "$build/bench/dirload-gen" --entries "${DIRLOAD_SAMPLE_ENTRIES:-20000}" --seed 1 -o "$sample/sample.ldif"
-"$build/bench/dirload-parse-bench" "$sample/sample.ldif" --repeat 1
+rm -rf "$sample/db"
+"$build/tools/dirload" add --db "$sample/db" --suffix dc=example,dc=com -l "$sample/sample.ldif" \
+  --stats "$sample/stats.json"
+echo "database: $sample/db   measurements: $sample/stats.json"
+"$build/tools/dirload" cat --db "$sample/db" | head -n 12
