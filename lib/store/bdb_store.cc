@@ -391,8 +391,10 @@ int BdbStore::OpenDb(BdbTable* table, bool create) {
   int rc = db_create(&raw, env_.get(), 0);
   if (rc != 0) return rc;
   DbHandle db(raw);
-  if (create && options_.bdb_page_size != 0) {
-    rc = raw->set_pagesize(raw, options_.bdb_page_size);
+  uint32_t page_size = options_.bdb_page_size;
+  if (page_size == 0 && table->name == kId2EntryTable) page_size = kBdbId2EntryPageSize;
+  if (create && page_size != 0) {
+    rc = raw->set_pagesize(raw, page_size);
     if (rc != 0) return rc;
   }
   bool read_only = read_only_ || table->read_only;
@@ -574,13 +576,8 @@ Status BdbStore::Sync() {
     int rc = env->memp_sync(env, nullptr);
     if (rc != 0) return Error(rc, "DB_ENV->memp_sync", "");
   }
-  // The pool has written every page; DB->sync adds the fsync of each file.
-  for (auto& [name, table] : tables_) {
-    if (table->state != BdbTable::State::kOpen || table->read_only) continue;
-    DB* db = table->db.get();
-    int rc = db->sync(db, 0);
-    if (rc != 0) return Error(rc, "DB->sync", name);
-  }
+  // Both write every dirty page and then fdatasync each file (seen with
+  // strace); the directory holds the new files' names.
   return store_internal::SyncDirectory(kEngine, path_);
 }
 
@@ -594,11 +591,8 @@ Status BdbStore::ReopenReadOnly(std::string_view table) {
   t->state = BdbTable::State::kUnknown;
   if (rc != 0) return Error(rc, "DB->close", t->name);
   t->read_only = true;
-  // The pool decides whether to map a file when it first registers it, and
-  // it keeps the writer's registration (with "never map") for as long as any
-  // of the file's pages are cached. A new file ID makes the read-only handle
-  // a new registration that can be mapped. Not under transactions: the log
-  // names files by their old ID.
+  // A new file ID, so that the pool registers the file afresh and may map it
+  // (see bdb_store.h).
   uint64_t map_limit = options_.bdb_mmap_size != 0 ? options_.bdb_mmap_size : kBdbDefaultMmapSize;
   if (!transactional_ && store_internal::FileExists(path_ + "/" + t->file) &&
       store_internal::FileSize(path_ + "/" + t->file) < map_limit) {
@@ -770,9 +764,8 @@ Result<std::unique_ptr<Store>> OpenBdbStore(const std::string& dir, const StoreO
   }
   rc = raw->open(raw, dir.c_str(), flags, 0);
   if (rc != 0) return BdbError(rc, "DB_ENV->open", "", dir, sink.get());
-  return std::unique_ptr<Store>(std::make_unique<BdbStore>(dir, options, std::move(sink),
-                                                           std::move(env), options.read_only,
-                                                           transactional));
+  return std::unique_ptr<Store>(std::make_unique<BdbStore>(
+      dir, options, std::move(sink), std::move(env), options.read_only, transactional));
 }
 
 }  // namespace dirload

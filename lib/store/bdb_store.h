@@ -12,9 +12,14 @@
 // `durable` it adds transactions, locking and a write-ahead log
 // (log.* files), runs recovery on open, and Sync() takes a checkpoint.
 //
-// ReopenReadOnly() gives a table a DB_RDONLY handle; if its file is no larger
+// ReopenReadOnly() gives a table a DB_RDONLY handle; if its file is smaller
 // than bdb_mmap_size, the pool maps the file instead of reading its pages into
-// buffers (FileCacheStats::pages_mapped shows it happened).
+// buffers (FileCacheStats::pages_mapped shows it happened). The pool decides
+// to map a file when it first registers it, and keeps the writer's
+// registration ("not mappable") while any page of the file is cached, so the
+// store first gives the file a new ID (DB_ENV->fileid_reset) to register it
+// afresh. Not when durable: the log names files by ID, so there the
+// read-only handle reads through the cache.
 //
 // Thread safety: as Store.
 #pragma once

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <map>
 #include <utility>
 
@@ -194,8 +193,8 @@ struct WriteCost {
 
 class LmdbStore final : public Store {
  public:
-  LmdbStore(std::string path, const StoreOptions& options, EnvHandle env, bool read_only)
-      : path_(std::move(path)), options_(options), env_(std::move(env)), read_only_(read_only) {}
+  LmdbStore(std::string path, EnvHandle env, bool read_only)
+      : path_(std::move(path)), env_(std::move(env)), read_only_(read_only) {}
   ~LmdbStore() override;
 
   Status Init();
@@ -239,8 +238,7 @@ class LmdbStore final : public Store {
   // grows the map when the transaction's bound would pass the free space. A
   // delete or drop of something missing succeeds. LMDB's own failures come
   // back as the code in *rc with an OK status.
-  Status Write(WriteOp op, LmdbTable* table, std::string_view key, std::string_view value,
-               int* rc);
+  Status Write(WriteOp op, LmdbTable* table, std::string_view key, std::string_view value, int* rc);
   // Closes what lives in the current transaction (cursors) before it ends.
   void ReleaseTxnUsers();
   void AbortTxn();
@@ -251,7 +249,6 @@ class LmdbStore final : public Store {
   Status RefreshMapInfo();
 
   std::string path_;
-  StoreOptions options_;
   EnvHandle env_;
   bool read_only_;
   uint32_t page_size_ = 0;
@@ -433,8 +430,8 @@ WriteCost LmdbStore::CostOf(WriteOp op, const MDB_stat& table, std::string_view 
   return c;
 }
 
-Status LmdbStore::Write(WriteOp op, LmdbTable* table, std::string_view key,
-                        std::string_view value, int* rc) {
+Status LmdbStore::Write(WriteOp op, LmdbTable* table, std::string_view key, std::string_view value,
+                        int* rc) {
   bool create = op == WriteOp::kPut || op == WriteOp::kAppend;
   if (table->state != LmdbTable::State::kOpen) {
     *rc = OpenDbi(table, create);
@@ -462,8 +459,7 @@ Status LmdbStore::Write(WriteOp op, LmdbTable* table, std::string_view key,
     after.freed += cost.freed;
     if (after.Bound(page_size_) > budget_.free_pages) {
       return Status::Internal("lmdb: " + path_ + ": no room for one write to " + table->name +
-                              " after growing the map to " + std::to_string(map_size_) +
-                              " bytes");
+                              " after growing the map to " + std::to_string(map_size_) + " bytes");
     }
   }
   budget_ = after;
@@ -498,8 +494,8 @@ Status LmdbStore::Write(WriteOp op, LmdbTable* table, std::string_view key,
     // made the transaction unusable.
     Status lost = Error(*rc, "write", table->name);
     AbortTxn();
-    return Status::Internal(lost.message() +
-                            " (the store's space bound was exceeded; the uncommitted batch is lost)");
+    return Status::Internal(
+        lost.message() + " (the store's space bound was exceeded; the uncommitted batch is lost)");
   }
   return Status::Ok();
 }
@@ -529,8 +525,8 @@ Status LmdbStore::GrowIfLow(uint64_t pending_pages) {
   int rc = mdb_env_info(env_.get(), &info);
   if (rc != MDB_SUCCESS) return Error(rc, "mdb_env_info", "");
   uint64_t used = (info.me_last_pgno + 1) * page_size_;
-  uint64_t want_free = std::max({kMinHeadroom, 4 * largest_txn_pages_ * page_size_,
-                                 2 * pending_pages * page_size_});
+  uint64_t want_free =
+      std::max({kMinHeadroom, 4 * largest_txn_pages_ * page_size_, 2 * pending_pages * page_size_});
   if (info.me_mapsize >= used && info.me_mapsize - used >= want_free) return Status::Ok();
   return GrowMap(used + 2 * want_free);
 }
@@ -776,7 +772,7 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
     rc = OpenEnv(dir, 0, flags | MDB_NOLOCK, &env);
   }
   if (rc != MDB_SUCCESS) return LmdbError(rc, "mdb_env_open", "", dir);
-  auto store = std::make_unique<LmdbStore>(dir, options, std::move(env), options.read_only);
+  auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only);
   DIRLOAD_RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));
 }

@@ -28,7 +28,8 @@ Result<Backend> DetectBackend(const std::string& dir) {
   Result<std::vector<std::string>> tables =
       store_internal::ListFilesWithSuffix("store", dir, ".bdb");
   if (tables.ok() && !tables->empty()) return Backend::kBdb;
-  return Status::NotFound("store: " + dir + ": no dirload database here (neither data.mdb nor *.bdb)");
+  return Status::NotFound("store: " + dir +
+                          ": no dirload database here (neither data.mdb nor *.bdb)");
 }
 
 std::string_view CachePriorityName(CachePriority priority) {

@@ -1,7 +1,5 @@
 #include "lib/store/store_util.h"
 
-#include "lib/store/store.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+
+#include "lib/store/store.h"
 
 namespace dirload::store_internal {
 namespace {
@@ -83,10 +83,9 @@ Status AppendOrderError(std::string_view engine, std::string_view table, const s
 
 Status ReadOnlyError(std::string_view engine, std::string_view op, std::string_view table,
                      const std::string& path, bool whole_store) {
-  return Status::InvalidArgument(std::string(engine) + ": " + std::string(op) + "(" +
-                                 std::string(table) + ") in " + path + ": " +
-                                 (whole_store ? "the store is open read-only"
-                                              : "the table was reopened read-only"));
+  return Status::InvalidArgument(
+      std::string(engine) + ": " + std::string(op) + "(" + std::string(table) + ") in " + path +
+      ": " + (whole_store ? "the store is open read-only" : "the table was reopened read-only"));
 }
 
 Status PrepareDirectory(std::string_view engine, const std::string& dir, bool create) {

@@ -19,8 +19,7 @@ Status ValidateTableName(std::string_view name) {
                                    std::string(name.substr(0, 40)) + "...'");
   }
   if (name.front() == '.') {
-    return Status::InvalidArgument("store: table name '" + std::string(name) +
-                                   "' starts with '.'");
+    return Status::InvalidArgument("store: table name '" + std::string(name) + "' starts with '.'");
   }
   for (char c : name) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -193,8 +193,7 @@ TEST_CASE_TEMPLATE("append in ascending order; out of order is refused", E, ENGI
   CHECK(s.message().find("0x00000000000003e8") != std::string::npos);  // the last key
   CHECK(s.message().find(tmp.db()) != std::string::npos);
   // An equal key is not greater either.
-  CHECK(store->Append(kId2EntryTable, IdKey(1000), "again").code() ==
-        StatusCode::kInvalidArgument);
+  CHECK(store->Append(kId2EntryTable, IdKey(1000), "again").code() == StatusCode::kInvalidArgument);
   // The refused appends changed nothing and the transaction goes on.
   CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(500)) == "entry 500");
   CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(1000)) == "entry 1000");
@@ -287,8 +286,8 @@ TEST_CASE_TEMPLATE("a cursor keeps its place across commits and writes", E, ENGI
   for (c->SeekToFirst(); c->valid(); c->Next(), ++expected) {
     REQUIRE(c->key() == IdKey(expected));
     REQUIRE(c->value() == std::string(100, 'a' + expected % 26));
-    REQUIRE(store->Put("idx.cn", std::string(c->value().substr(0, 3)) + IdKey(expected),
-                       c->key()).ok());
+    REQUIRE(store->Put("idx.cn", std::string(c->value().substr(0, 3)) + IdKey(expected), c->key())
+                .ok());
     if (expected % 250 == 0) REQUIRE(store->Commit().ok());
   }
   CHECK(c->status().ok());
@@ -451,13 +450,56 @@ TEST_CASE_TEMPLATE("many appends and large values across commits", E, ENGINES) {
   CHECK(got == big);
 }
 
+TEST_CASE_TEMPLATE("random writes across commits match a model", E, ENGINES) {
+  TempDir tmp;
+  StoreOptions options = CreateOptions();
+  options.lmdb_map_size = 1 << 20;  // grows, with batches split on the way
+  options.bdb_cache_size = 1 << 20;
+  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  constexpr uint32_t kSeed = 20240611;
+  INFO("seed " << kSeed);
+  std::mt19937 rng(kSeed);
+  std::map<std::string, std::string> model;
+  for (int op = 0; op < 30000; ++op) {
+    std::string key = "k" + std::to_string(rng() % 8000);
+    uint32_t kind = rng() % 10;
+    if (kind < 6) {
+      // Mostly small values, now and then one that needs overflow pages.
+      size_t size = rng() % 20 == 0 ? 3000 + rng() % 20000 : rng() % 300;
+      std::string value(size, static_cast<char>('a' + rng() % 26));
+      REQUIRE(store->Put("t", key, value).ok());
+      model[key] = value;
+    } else if (kind < 9) {
+      REQUIRE(store->Delete("t", key).ok());
+      model.erase(key);
+    } else if (rng() % 50 == 0) {
+      REQUIRE(store->Commit().ok());
+    }
+  }
+  REQUIRE(store->Commit().ok());
+  std::unique_ptr<Cursor> c = store->NewCursor("t");
+  auto it = model.begin();
+  for (c->SeekToFirst(); c->valid(); c->Next(), ++it) {
+    REQUIRE(it != model.end());
+    REQUIRE(c->key() == it->first);
+    REQUIRE(c->value() == it->second);
+  }
+  CHECK(c->status().ok());
+  CHECK(it == model.end());
+  Result<StoreStats> stats = store->Statistics();
+  REQUIRE(stats.ok());
+  CHECK(EntriesOf(*stats, "t") == model.size());
+  if (E::kBackend == Backend::kLmdb) CHECK(stats->map_growths > 0);
+}
+
 TEST_CASE_TEMPLATE("statistics count entries per table", E, ENGINES) {
   TempDir tmp;
   auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
   for (uint64_t id = 1; id <= 5000; ++id) {
     REQUIRE(store->Append(kId2EntryTable, IdKey(id), std::string(200, 'x')).ok());
   }
-  for (int i = 0; i < 300; ++i) REQUIRE(store->Put(kDn2IdTable, "dn" + std::to_string(i), "i").ok());
+  for (int i = 0; i < 300; ++i)
+    REQUIRE(store->Put(kDn2IdTable, "dn" + std::to_string(i), "i").ok());
   REQUIRE(store->Sync().ok());
   Result<StoreStats> stats = store->Statistics();
   REQUIRE(stats.ok());
@@ -470,8 +512,8 @@ TEST_CASE_TEMPLATE("statistics count entries per table", E, ENGINES) {
   CHECK(id2entry.page_size > 0);
   CHECK(id2entry.depth >= 2);
   CHECK(id2entry.bytes >= 5000u * 200);
-  CHECK(id2entry.bytes == (id2entry.branch_pages + id2entry.leaf_pages +
-                           id2entry.overflow_pages) * id2entry.page_size);
+  CHECK(id2entry.bytes == (id2entry.branch_pages + id2entry.leaf_pages + id2entry.overflow_pages) *
+                              id2entry.page_size);
   CHECK(stats->tables[0].entries == 300);
   CHECK(stats->file_bytes >= id2entry.bytes);
 
@@ -526,8 +568,7 @@ TEST_CASE_TEMPLATE("opening what is not there fails by name", E, ENGINES) {
   CHECK(r.status().code() == StatusCode::kNotFound);
   StoreOptions both = CreateOptions();
   both.read_only = true;
-  CHECK(Store::Open(E::kBackend, tmp.db(), both).status().code() ==
-        StatusCode::kInvalidArgument);
+  CHECK(Store::Open(E::kBackend, tmp.db(), both).status().code() == StatusCode::kInvalidArgument);
   CHECK(DetectBackend(tmp.path()).status().code() == StatusCode::kNotFound);
 }
 
@@ -535,6 +576,8 @@ TEST_CASE_TEMPLATE("a table reopened read-only is still readable, not writable",
   TempDir tmp;
   StoreOptions options = CreateOptions();
   options.bdb_mmap_size = 64 << 20;
+  SUBCASE("batched") {}
+  SUBCASE("durable") { options.durable = true; }
   auto store = OpenOrDie(E::kBackend, tmp.db(), options);
   for (uint64_t id = 1; id <= 3000; ++id) {
     REQUIRE(store->Append(kId2EntryTable, IdKey(id), std::string(300, 'e')).ok());
@@ -567,13 +610,13 @@ TEST_CASE_TEMPLATE("a table reopened read-only is still readable, not writable",
   }
   CHECK(seen);
 
-  if (E::kBackend == Backend::kBdb) {
+  if (E::kBackend == Backend::kBdb && !options.durable) {
     // The file fits in bdb_mmap_size: the scan came from the mapping.
     Result<StoreStats> stats = store->Statistics();
     REQUIRE(stats.ok());
     const TableStats* t = FindTableStats(*stats, kId2EntryTable);
     REQUIRE(t != nullptr);
-    CHECK(t->cache.pages_mapped > 0);
+    CHECK(t->cache.pages_mapped >= t->leaf_pages);
   }
 }
 
@@ -663,6 +706,18 @@ TEST_CASE("Berkeley DB settings read back") {
   CHECK(s->tables[0].priority == CachePriority::kVeryHigh);
 }
 
+TEST_CASE("Berkeley DB: id2entry gets larger pages by default") {
+  TempDir tmp;
+  auto store = OpenOrDie(Backend::kBdb, tmp.db(), CreateOptions());
+  REQUIRE(store->Append(kId2EntryTable, IdKey(1), "e").ok());
+  REQUIRE(store->Put(kDn2IdTable, "dn", "1").ok());
+  Result<EngineSettings> s = store->Settings();
+  REQUIRE(s.ok());
+  REQUIRE(s->tables.size() == 2);
+  CHECK(s->tables[0].page_size < kBdbId2EntryPageSize);  // the file system's block
+  CHECK(s->tables[1].page_size == kBdbId2EntryPageSize);
+}
+
 // Loads the same keys into a fresh store with the given cache and reads them
 // back in a random order; returns the cache figures of the whole run.
 CacheStats RandomWorkload(const std::string& dir, uint64_t cache_size) {
@@ -674,7 +729,8 @@ CacheStats RandomWorkload(const std::string& dir, uint64_t cache_size) {
   for (int i = 0; i < kKeys; ++i) order[i] = i;
   std::mt19937 rng(42);
   std::shuffle(order.begin(), order.end(), rng);
-  for (int i : order) REQUIRE(store->Put("idx.cn", "key" + std::to_string(i), std::string(200, 'v')).ok());
+  for (int i : order)
+    REQUIRE(store->Put("idx.cn", "key" + std::to_string(i), std::string(200, 'v')).ok());
   std::shuffle(order.begin(), order.end(), rng);
   std::string value;
   for (int i : order) {
@@ -699,8 +755,6 @@ TEST_CASE("Berkeley DB: a small cache misses and evicts more than a large one") 
   CHECK(small.clean_evictions + small.dirty_evictions > 1000);
   CHECK(large.clean_evictions + large.dirty_evictions == 0);
   CHECK(small.pages_read > large.pages_read);
-  // The hits and misses add up to the same page requests on both.
-  CHECK(small.hits + small.misses > 0);
 }
 
 TEST_CASE("names of backends and priorities parse back") {
