@@ -52,7 +52,7 @@ class RejectFile final : public RejectSink {
 int RunAdd(const AddArgs& a) {
   Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/true);
   if (!db.ok()) return ReportError(db.status());
-  if (db->suffix.empty()) {
+  if (!db->has_suffix) {
     return ReportError(Status::InvalidArgument("no suffix: give --suffix DN or -f slapd.conf"));
   }
   if (a.db.verbose) {

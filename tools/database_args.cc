@@ -11,7 +11,8 @@ void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* a, bool engine_options) {
                   "slapd.conf to take the schema includes, suffix, directory, database type and "
                   "index lines from");
   cmd->add_option("-d,--db", a->db_dir, "database directory (overrides slapd.conf 'directory')");
-  cmd->add_option("-b,--suffix", a->suffix, "suffix DN of the database (overrides slapd.conf)");
+  a->suffix_option = cmd->add_option("-b,--suffix", a->suffix,
+                                     "suffix DN of the database (overrides slapd.conf)");
   cmd->add_option("--backend", a->backend,
                   "storage engine: lmdb (default) or bdb (Berkeley DB 5.3); an existing "
                   "database is detected")
@@ -43,6 +44,7 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
     DIRLOAD_ASSIGN_OR_RETURN(SlapdConfig cfg, ReadSlapdConfig(a.config_file));
     db.dir = cfg.directory;
     db.suffix = cfg.suffix;
+    db.has_suffix = cfg.has_suffix;
     db.schema_files = cfg.schema_files;
     db.index_lines = cfg.index_lines;
     db.notes = cfg.notes;
@@ -51,7 +53,10 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
     if (cfg.cache_size) db.store_options.bdb_cache_size = *cfg.cache_size;
   }
   if (!a.db_dir.empty()) db.dir = a.db_dir;
-  if (!a.suffix.empty()) db.suffix = a.suffix;
+  if (a.suffix_option != nullptr && a.suffix_option->count() > 0) {
+    db.suffix = a.suffix;
+    db.has_suffix = true;
+  }
   if (!a.schema_files.empty()) db.schema_files = a.schema_files;
   if (db.dir.empty()) {
     return Status::InvalidArgument("no database directory: give --db DIR or -f slapd.conf");

@@ -20,6 +20,7 @@ struct DatabaseArgs {
   std::string config_file;
   std::string db_dir;
   std::string suffix;
+  CLI::Option* suffix_option = nullptr;  // set when the options are registered
   std::string backend;  // empty: from slapd.conf, the existing database, or lmdb
   std::vector<std::string> schema_files;
   std::string cache_size;
@@ -38,6 +39,7 @@ void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* args, bool engine_options);
 struct ResolvedDatabase {
   std::string dir;
   std::string suffix;
+  bool has_suffix = false;  // the empty DN is a valid suffix
   Backend backend = Backend::kLmdb;
   StoreOptions store_options;
   std::vector<std::string> schema_files;  // empty: built-in schema

@@ -35,17 +35,23 @@ const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view des
   if (it != descriptions_.end()) return it->second;
   DescriptionInfo info;
   Result<AttributeDescription> ad = schema_->ParseAttributeDescription(description);
+  std::string key;
   if (!ad.ok()) {
     info.error = ad.status().code() == StatusCode::kNotFound
                      ? Status::InvalidArgument("attribute type '" + std::string(description) +
                                                "' is undefined")
                      : Status::InvalidArgument(ad.status().message());
+    info.error_is_syntax = ad.status().code() != StatusCode::kNotFound;
+    // Kept as written when schema checking is off (slapadd -s does the same).
+    info.canonical_name = std::string(description);
+    key = schema_internal::AsciiLowerCopy(description);
   } else {
     info.type = ad->type;
     info.canonical_name = ad->ToString();
-    auto [c, inserted] = canonical_ids_.emplace(info.canonical_name, canonical_ids_.size());
-    info.canonical = c->second;
+    key = info.canonical_name;
   }
+  auto [c, inserted] = canonical_ids_.emplace(std::move(key), canonical_ids_.size());
+  info.canonical = c->second;
   return descriptions_.emplace(std::string(description), std::move(info)).first->second;
 }
 
@@ -93,90 +99,77 @@ const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const Objec
   return class_sets_.emplace(std::move(key), std::move(info)).first->second;
 }
 
-Status EntryChecker::CheckEntry(const ldif::Record& record, const Dn& dn) {
-  if (!check_schema_) return Status::Ok();
+Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared* out) {
   ++entry_number_;
   if (seen_.size() < schema_->attribute_types().size()) {
     seen_.resize(schema_->attribute_types().size(), 0);
   }
+  out->values.clear();
+  out->added.clear();
   present_.clear();
   entry_classes_.clear();
+  bool has_object_class = false;
   for (size_t i = 0; i < record.size(); ++i) {
     ldif::AttributeView a = record.attribute(i);
     const DescriptionInfo& info = Describe(a.description);
-    if (!info.error.ok()) return info.error;
-    Status valid = ValidateValue(*info.type, a.value);
-    if (!valid.ok()) {
-      return Status::InvalidArgument("invalid value for '" + std::string(a.description) +
-                                     "': " + valid.message());
-    }
-    if (info.type == object_class_type_) {
-      const ObjectClass* oc = FindClass(a.value);
-      if (oc == nullptr) {
-        return Status::InvalidArgument("object class '" + std::string(a.value) +
-                                       "' is undefined");
+    // Without schema checks an undefined type is stored as written, but a
+    // malformed description or an unknown option is still refused (slapadd -s
+    // refuses them too).
+    if (!info.error.ok() && (check_schema_ || info.error_is_syntax)) return info.error;
+    if (check_schema_) {
+      Status valid = ValidateValue(*info.type, a.value);
+      // slapadd normalises every value with its equality rule and refuses the
+      // entry when that fails (a member that is no DN, a time that is no time).
+      const MatchingRule* eq = info.type->equality;
+      if (valid.ok() && eq != nullptr && eq->normalizer != Normalizer::kOctetString &&
+          SlapaddRejectsUnnormalizable(eq->normalizer)) {
+        valid = NormalizeEquality(*schema_, *info.type, a.value, &scratch_);
       }
-      entry_classes_.push_back(oc);
-    }
-    seen_[info.type->id] = entry_number_;
-    present_.push_back({&info, a.value});
-  }
-  if (entry_classes_.empty()) return Status::InvalidArgument("no objectClass attribute");
-  const ClassSetInfo& set = ClassSet(&entry_classes_);
-  if (!set.error.ok()) return set.error;
-  for (const auto& [oc, must] : set.must) {
-    if (seen_[must->id] != entry_number_) {
-      return Status::InvalidArgument("object class '" + std::string(oc->name()) +
-                                     "' requires attribute '" + std::string(must->name()) +
-                                     "', which is missing");
-    }
-  }
-  if (!set.extensible) {
-    for (const Present& p : present_) {
-      if (!p.info->type->operational() && !set.allowed[p.info->type->id]) {
-        return Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
-                                       "' is not allowed by the entry's object classes");
+      if (!valid.ok()) {
+        return Status::InvalidArgument("invalid value for '" + std::string(a.description) +
+                                       "': " + valid.message());
       }
     }
-  }
-
-  // SINGLE-VALUE and repeated values, per description (cn and cn;lang-en are
-  // separate attributes).
-  by_canonical_.clear();
-  for (uint32_t i = 0; i < present_.size(); ++i) by_canonical_.push_back({present_[i].info->canonical, i});
-  std::sort(by_canonical_.begin(), by_canonical_.end());
-  for (size_t i = 0; i < by_canonical_.size();) {
-    size_t j = i + 1;
-    while (j < by_canonical_.size() && by_canonical_[j].first == by_canonical_[i].first) ++j;
-    if (j - i > 1) {
-      const DescriptionInfo& info = *present_[by_canonical_[i].second].info;
-      if (info.type->single_value) {
-        return Status::InvalidArgument("attribute '" + info.canonical_name +
-                                       "' is single-valued but has " + std::to_string(j - i) +
-                                       " values");
-      }
-      if (info.type->equality != nullptr) {
-        keys_.resize(j - i);
-        for (size_t k = i; k < j; ++k) {
-          Status st = NormalizeEquality(*schema_, *info.type,
-                                        present_[by_canonical_[k].second].value, &keys_[k - i]);
-          if (!st.ok()) {
-            return Status::InvalidArgument("invalid value for '" + info.canonical_name +
-                                           "': " + st.message());
+    if (info.type != nullptr) {
+      if (info.type == object_class_type_) {
+        has_object_class = true;
+        if (check_schema_) {
+          const ObjectClass* oc = FindClass(a.value);
+          if (oc == nullptr) {
+            return Status::InvalidArgument("object class '" + std::string(a.value) +
+                                           "' is undefined");
           }
+          entry_classes_.push_back(oc);
         }
-        std::sort(keys_.begin(), keys_.end());
-        if (std::adjacent_find(keys_.begin(), keys_.end()) != keys_.end()) {
-          return Status::InvalidArgument("attribute '" + info.canonical_name +
-                                         "' has the same value twice");
+      }
+      seen_[info.type->id] = entry_number_;
+    }
+    present_.push_back({&info, a.value, 0});
+  }
+  if (!has_object_class) return Status::InvalidArgument("no objectClass attribute");
+
+  if (check_schema_) {
+    const ClassSetInfo& set = ClassSet(&entry_classes_);
+    if (!set.error.ok()) return set.error;
+    for (const auto& [oc, must] : set.must) {
+      if (seen_[must->id] != entry_number_) {
+        return Status::InvalidArgument("object class '" + std::string(oc->name()) +
+                                       "' requires attribute '" + std::string(must->name()) +
+                                       "', which is missing");
+      }
+    }
+    if (!set.extensible) {
+      for (const Present& p : present_) {
+        if (!p.info->type->operational() && !set.allowed[p.info->type->id]) {
+          return Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
+                                         "' is not allowed by the entry's object classes");
         }
       }
     }
-    i = j;
   }
 
-  // The RDN's values must be values of the entry.
-  if (!dn.empty()) {
+  // RDN values the entry lacks are added, as slapadd adds them (not with -s).
+  if (check_schema_ && !dn.empty()) {
     std::string want, have;
     for (const Ava& ava : dn.rdns[0]) {
       const AttributeType* type = schema_->FindAttribute(ava.type);
@@ -191,11 +184,37 @@ Status EntryChecker::CheckEntry(const ldif::Record& record, const Dn& dn) {
         }
       }
       if (!found) {
-        return Status::InvalidArgument("naming attribute '" + std::string(type->name()) +
-                                       "' of the RDN has no value '" + ava.value +
-                                       "' in the entry");
+        out->added.push_back(ava.value);
+        present_.push_back({&Describe(type->name()), {}, 0});
       }
     }
+    // `added` is complete: its strings no longer move.
+    for (size_t i = 0, k = 0; i < present_.size(); ++i) {
+      if (present_[i].value.data() == nullptr && k < out->added.size()) {
+        present_[i].value = out->added[k++];
+      }
+    }
+  }
+
+  // SINGLE-VALUE per description (cn and cn;lang-en are separate attributes),
+  // and the stored order: attributes by first appearance, values in order.
+  if (first_rank_.size() < canonical_ids_.size()) first_rank_.resize(canonical_ids_.size(), 0);
+  uint32_t ranks = 0;
+  for (Present& p : present_) {
+    uint32_t& r = first_rank_[p.info->canonical];
+    if (r == 0) r = ++ranks;
+    p.rank = r;
+  }
+  std::stable_sort(present_.begin(), present_.end(),
+                   [](const Present& a, const Present& b) { return a.rank < b.rank; });
+  for (size_t i = 0; i < present_.size(); ++i) {
+    first_rank_[present_[i].info->canonical] = 0;
+    if (check_schema_ && i > 0 && present_[i].rank == present_[i - 1].rank &&
+        present_[i].info->type->single_value) {
+      return Status::InvalidArgument("attribute '" + present_[i].info->canonical_name +
+                                     "' is single-valued but has more than one value");
+    }
+    out->values.push_back({present_[i].info->canonical_name, present_[i].value});
   }
   return Status::Ok();
 }

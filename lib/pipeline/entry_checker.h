@@ -1,8 +1,12 @@
-// EntryChecker: the per-entry checks of phase 1 that need the schema: DN
-// syntax and normalisation, and (unless disabled) schema conformance: known
-// attribute types and options, one structural object class chain, MUST and
-// MAY, SINGLE-VALUE, no value twice, value syntaxes, and the RDN's values
-// present in the entry.
+// EntryChecker: the per-entry work of phase 1 that needs the schema: DN
+// syntax and normalisation, schema conformance unless disabled (known
+// attribute types and options, values valid for their syntax, one structural
+// object class chain, MUST and MAY, SINGLE-VALUE), and the entry's stored
+// form. As slapadd does, the stored entry names each attribute by its
+// canonical description ("objectclass;x-b;x-a" -> "objectClass;x-a;x-b"),
+// keeps the values of one attribute together in order of first appearance,
+// and gains any RDN value it lacks. Repeated values are kept, as slapadd
+// keeps them.
 //
 // Checking tens of millions of values is the hot path of a load, so the
 // checker remembers what it learnt about each attribute description, object
@@ -42,9 +46,15 @@ class EntryChecker {
   // subtree is one key range (lib/schema/dn.h).
   static std::string SortKey(std::string_view ndn);
 
-  // Schema conformance of `record`, whose DN parsed as `dn` (a no-op when
-  // checking is off).
-  Status CheckEntry(const ldif::Record& record, const Dn& dn);
+  // The entry as it is stored. Views point into the record, into `added`
+  // and into the checker's caches: valid while all three are.
+  struct Prepared {
+    std::vector<std::pair<std::string_view, std::string_view>> values;  // (description, value)
+    std::vector<std::string> added;  // RDN values the entry lacked
+  };
+  // Checks `record` (whose DN parsed as `dn`) and fills *out. objectClass is
+  // required even when schema checking is off, as slapadd -s requires it.
+  Status Prepare(const ldif::Record& record, const Dn& dn, Prepared* out);
 
  private:
   struct Hash {
@@ -56,7 +66,8 @@ class EntryChecker {
 
   struct DescriptionInfo {
     Status error;  // why the description is unusable, else OK
-    const AttributeType* type = nullptr;
+    bool error_is_syntax = false;  // malformed or bad option, not just an undefined type
+    const AttributeType* type = nullptr;  // null when the type is undefined
     uint32_t canonical = 0;  // id of the canonical description ("cn;lang-en")
     std::string canonical_name;
   };
@@ -82,13 +93,14 @@ class EntryChecker {
   struct Present {
     const DescriptionInfo* info;
     std::string_view value;
+    uint32_t rank;  // order of the attribute's first appearance
   };
   std::vector<Present> present_;
+  std::vector<uint32_t> first_rank_;  // by canonical id: rank + 1, or 0
   std::vector<const ObjectClass*> entry_classes_;
   std::vector<uint64_t> seen_;  // by attribute type id: the entry number that had it
   uint64_t entry_number_ = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> by_canonical_;
-  std::vector<std::string> keys_;
+  std::string scratch_;
 };
 
 }  // namespace dirload

@@ -26,8 +26,11 @@ Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker,
 
 Status Loader::Begin() {
   Result<std::string> ns = checker_->NormalizeDn(options_.suffix);
-  if (!ns.ok()) return Status::InvalidArgument("suffix '" + options_.suffix + "': " + ns.status().message());
+  if (!ns.ok()) {
+    return Status::InvalidArgument("suffix '" + options_.suffix + "': " + ns.status().message());
+  }
   nsuffix_ = *ns;
+  summary_.first_id = next_id_;
   if (store_ == nullptr) return Status::Ok();
 
   DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(store_, &dictionary_));
@@ -43,6 +46,7 @@ Status Loader::Begin() {
     entries_before_ = meta.entries;
   }
   dictionary_saved_ = dictionary_.size();
+  summary_.first_id = next_id_;
   meta.state = DatabaseState::kLoading;
   meta.suffix = options_.suffix;
   meta.next_id = next_id_;
@@ -53,41 +57,43 @@ Status Loader::Begin() {
   return store_->Sync();
 }
 
-Result<bool> Loader::DnExists(const std::string& ndn, uint64_t* line) {
+Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line) {
   *line = 0;
-  if (auto it = pending_dns_.find(ndn); it != pending_dns_.end()) {
-    *line = it->second;
-    return true;
-  }
+  if (auto it = holes_.find(ndn); it != holes_.end()) return Found::kHole;
   if (store_ == nullptr) {
     auto it = dry_run_dns_.find(ndn);
-    if (it == dry_run_dns_.end()) return false;
+    if (it == dry_run_dns_.end()) return Found::kNone;
     *line = it->second;
-    return true;
+    return Found::kStored;
   }
-  DIRLOAD_ASSIGN_OR_RETURN(bool found, store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
-  if (found && value_.size() == 8) {
+  DIRLOAD_ASSIGN_OR_RETURN(bool found,
+                           store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
+  if (!found) return Found::kNone;
+  if (value_.size() == 8) {
     EntryId id = GetBigEndian64(value_);
-    if (id >= summary_.first_id && id - summary_.first_id < line_of_.size() && summary_.first_id) {
+    if (id >= summary_.first_id && id - summary_.first_id < line_of_.size()) {
       *line = line_of_[id - summary_.first_id];
     }
   }
-  return found;
+  return Found::kStored;
 }
 
 Status Loader::Reject(uint64_t line, const std::string& dn, const std::string& why,
                       const ldif::Record* record) {
+  std::string text;
+  if (record != nullptr) ldif::AppendRecord(*record, ldif::WriterOptions{}, &text);
+  return RejectText(line, dn, why, text);
+}
+
+Status Loader::RejectText(uint64_t line, const std::string& dn, const std::string& why,
+                          std::string_view text) {
   std::string msg = file_ + ":" + std::to_string(line) + ": ";
   if (!dn.empty()) msg += dn + ": ";
   msg += why;
   ++summary_.rejected;
   if (summary_.first_error.empty()) summary_.first_error = msg;
   if (!options_.continue_on_error) return Status::ParseError(msg);
-  if (rejects_ != nullptr) {
-    std::string text;
-    if (record != nullptr) ldif::AppendRecord(*record, ldif::WriterOptions{}, &text);
-    return rejects_->Reject(msg, text);
-  }
+  if (rejects_ != nullptr) return rejects_->Reject(msg, text);
   return Status::Ok();
 }
 
@@ -97,6 +103,9 @@ struct Loader::Item {
   Status error;             // why the record is rejected, else OK
   std::string text;         // read_error: the record's bytes as read
   std::string ndn;
+  std::string pretty_rdn;  // the entry's own RDN, insignificant spaces removed
+  std::string pretty_dn;
+  EntryChecker::Prepared prepared;
 };
 
 struct Loader::Batch {
@@ -128,7 +137,14 @@ void Loader::Check(EntryChecker* checker, Item* item) const {
     item->error = Status::InvalidArgument("not under the suffix '" + options_.suffix + "'");
     return;
   }
-  item->error = checker->CheckEntry(r, dn);
+  item->pretty_dn = dn.ToString();
+  item->pretty_rdn.clear();
+  if (!dn.empty()) {
+    Dn own;
+    own.rdns.push_back(dn.rdns[0]);
+    item->pretty_rdn = own.ToString();
+  }
+  item->error = checker->Prepare(r, dn, &item->prepared);
 }
 
 Status Loader::Process(Item* item) {
@@ -143,51 +159,109 @@ Status Loader::Process(Item* item) {
     return Status::Ok();
   }
   const uint64_t line = record->line();
-  std::string dn(record->dn());
-  if (!item->error.ok()) return Reject(line, dn, item->error.message(), record);
+  if (!item->error.ok()) return Reject(line, std::string(record->dn()), item->error.message(), record);
   const std::string& ndn = item->ndn;
   uint64_t other = 0;
-  DIRLOAD_ASSIGN_OR_RETURN(bool exists, DnExists(ndn, &other));
-  if (exists) {
-    return Reject(line, dn,
+  DIRLOAD_ASSIGN_OR_RETURN(Found self, Find(ndn, &other));
+  if (self == Found::kStored) {
+    return Reject(line, std::string(record->dn()),
                   other ? "duplicate DN: already given at line " + std::to_string(other)
                         : "an entry with this DN is already in the database",
                   record);
   }
+  EntryId id = 0;
+  if (self == Found::kHole) {
+    // A child came first and reserved this entry's ID, as slapadd does.
+    auto it = holes_.find(ndn);
+    id = it->second.id;
+    holes_.erase(it);
+  } else {
+    DIRLOAD_RETURN_IF_ERROR(ReserveAncestors(ndn, line, std::string(record->dn())));
+    id = next_id_++;
+  }
+  // The stored DN: the entry's own RDN under its parent's DN as stored, so
+  // that a parent spelt "ou=People" is not shown as "ou=people" by a child
+  // (back-mdb builds DNs from the tree the same way).
+  std::string stored_dn = item->pretty_dn;
   if (ndn != nsuffix_) {
     std::string parent = EntryChecker::ParentOf(ndn);
-    uint64_t parent_line = 0;
-    DIRLOAD_ASSIGN_OR_RETURN(bool parent_exists, DnExists(parent, &parent_line));
-    if (!parent_exists || pending_dns_.count(parent)) {
-      pending_dns_.emplace(ndn, line);
-      pending_[parent].push_back({std::move(*record), ndn});
-      return Status::Ok();
+    if (!parent.empty()) {
+      DIRLOAD_ASSIGN_OR_RETURN(std::string parent_dn, StoredDn(parent));
+      if (!parent_dn.empty()) stored_dn = item->pretty_rdn + "," + parent_dn;
     }
   }
-  DIRLOAD_RETURN_IF_ERROR(Insert(*record, ndn));
-  return ReleaseChildren(ndn);
+  return Insert(id, *record, item->prepared, ndn, stored_dn);
 }
 
-Status Loader::Insert(const ldif::Record& record, const std::string& ndn) {
-  EntryId id = next_id_++;
-  if (summary_.first_id == 0) summary_.first_id = id;
-  summary_.last_id = id;
-  line_of_.push_back(record.line());
+Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn) {
+  if (ndn == nsuffix_) return Status::Ok();
+  std::vector<std::string> missing;
+  std::string parent = EntryChecker::ParentOf(ndn);
+  while (!parent.empty()) {
+    uint64_t ignored = 0;
+    DIRLOAD_ASSIGN_OR_RETURN(Found f, Find(parent, &ignored));
+    if (f != Found::kNone) break;
+    missing.push_back(parent);
+    if (parent == nsuffix_) break;
+    parent = EntryChecker::ParentOf(parent);
+  }
+  // Ancestors get their IDs top down, before the entry that needs them.
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    holes_.emplace(*it, Hole{next_id_++, line, dn});
+  }
+  return Status::Ok();
+}
+
+Result<std::string> Loader::StoredDn(const std::string& ndn) {
+  if (ndn == last_parent_ndn_) return last_parent_dn_;
+  if (holes_.count(ndn)) return std::string();  // not stored yet
+  std::string dn;
+  if (auto it = recent_dns_.find(ndn); it != recent_dns_.end()) {
+    dn = it->second;
+  } else if (store_ != nullptr) {
+    DIRLOAD_ASSIGN_OR_RETURN(bool found,
+                             store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
+    if (found) {
+      std::string entry;
+      DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, value_, &entry));
+      EntryView view;
+      if (has && DecodeEntry(entry, &view).ok()) dn = std::string(view.dn);
+    }
+  }
+  last_parent_ndn_ = ndn;
+  last_parent_dn_ = dn;
+  return dn;
+}
+
+Status Loader::Insert(EntryId id, const ldif::Record& record,
+                      const EntryChecker::Prepared& prepared, const std::string& ndn,
+                      const std::string& stored_dn) {
+  summary_.last_id = std::max(summary_.last_id, id);
+  if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
+  line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
+  // Entries that may become parents are remembered with their stored DN.
+  if (recent_dns_.size() >= kRecentDns) recent_dns_.clear();
+  recent_dns_.emplace(ndn, stored_dn);
   if (store_ == nullptr) {
     dry_run_dns_.emplace(ndn, record.line());
     return Status::Ok();
   }
   values_.clear();
-  for (size_t i = 0; i < record.size(); ++i) {
-    ldif::AttributeView a = record.attribute(i);
-    values_.push_back({dictionary_.Intern(a.description), a.value});
+  for (const auto& [description, value] : prepared.values) {
+    values_.push_back({dictionary_.Intern(description), value});
   }
   value_.clear();
-  EncodeEntry(record.dn(), values_, &value_);
+  EncodeEntry(stored_dn, values_, &value_);
   key_.clear();
   PutBigEndian64(id, &key_);
-  DIRLOAD_RETURN_IF_ERROR(store_->Append(kId2EntryTable, key_, value_));
+  if (id + 1 == next_id_ && id >= append_floor_) {
+    DIRLOAD_RETURN_IF_ERROR(store_->Append(kId2EntryTable, key_, value_));
+  } else {
+    // A reserved ID, below entries already appended.
+    DIRLOAD_RETURN_IF_ERROR(store_->Put(kId2EntryTable, key_, value_));
+  }
+  append_floor_ = std::max(append_floor_, id + 1);
   DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, EntryChecker::SortKey(ndn), key_));
   if (++since_commit_ >= options_.commit_every) {
     since_commit_ = 0;
@@ -200,41 +274,61 @@ Status Loader::Insert(const ldif::Record& record, const std::string& ndn) {
   return Status::Ok();
 }
 
-Status Loader::ReleaseChildren(const std::string& ndn) {
-  if (pending_.empty()) return Status::Ok();
-  std::vector<std::string> ready = {ndn};
-  while (!ready.empty()) {
-    std::string parent = std::move(ready.back());
-    ready.pop_back();
-    auto it = pending_.find(parent);
-    if (it == pending_.end()) continue;
-    std::vector<Pending> children = std::move(it->second);
-    pending_.erase(it);
-    for (Pending& child : children) {
-      pending_dns_.erase(child.ndn);
-      DIRLOAD_RETURN_IF_ERROR(Insert(child.record, child.ndn));
-      ready.push_back(std::move(child.ndn));
+Status Loader::RemoveOrphans() {
+  // Holes that were never filled: the entries below them have no parent.
+  std::vector<std::pair<std::string, Hole>> holes(holes_.begin(), holes_.end());
+  std::sort(holes.begin(), holes.end(),
+            [](const auto& a, const auto& b) { return a.second.id < b.second.id; });
+  holes_.clear();
+  for (const auto& [hole_ndn, hole] : holes) {
+    std::string why = "parent entry '" + hole_ndn + "' does not exist";
+    if (store_ == nullptr) {
+      DIRLOAD_RETURN_IF_ERROR(RejectText(hole.first_line, hole.first_dn, why, {}));
+      continue;
+    }
+    // Every entry stored below the missing one goes to the reject file.
+    std::string prefix = DnDescendantPrefix(EntryChecker::SortKey(hole_ndn));
+    std::vector<std::pair<std::string, std::string>> doomed;  // (dn2id key, id key)
+    std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
+    for (c->Seek(prefix); c->valid() && c->key().substr(0, prefix.size()) == prefix; c->Next()) {
+      doomed.emplace_back(std::string(c->key()), std::string(c->value()));
+    }
+    DIRLOAD_RETURN_IF_ERROR(c->status());
+    c.reset();
+    auto line_of = [&](std::string_view id_key) {
+      EntryId id = GetBigEndian64(id_key);
+      return id >= summary_.first_id && id - summary_.first_id < line_of_.size()
+                 ? line_of_[id - summary_.first_id]
+                 : hole.first_line;
+    };
+    // Reported in input order.
+    std::sort(doomed.begin(), doomed.end(), [&](const auto& a, const auto& b) {
+      return line_of(a.second) < line_of(b.second);
+    });
+    for (const auto& [dn_key, id_key] : doomed) {
+      std::string entry;
+      DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
+      std::string text, dn;
+      EntryView view;
+      if (has && DecodeEntry(entry, &view).ok()) {
+        ldif::Record r;
+        r.SetDn(view.dn);
+        for (const ValueRef& v : view.values) r.Add(dictionary_.Name(v.description), v.value);
+        ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
+        dn = std::string(view.dn);
+      }
+      uint64_t line = line_of(id_key);
+      DIRLOAD_RETURN_IF_ERROR(RejectText(line, dn, why, text));
+      DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
+      DIRLOAD_RETURN_IF_ERROR(store_->Delete(kDn2IdTable, dn_key));
+      --summary_.entries_loaded;
     }
   }
   return Status::Ok();
 }
 
 Status Loader::Finish() {
-  // Whatever still waits has a parent that never came.
-  std::vector<Pending*> orphans;
-  for (auto& [parent, children] : pending_) {
-    for (Pending& c : children) orphans.push_back(&c);
-  }
-  std::sort(orphans.begin(), orphans.end(),
-            [](const Pending* a, const Pending* b) { return a->record.line() < b->record.line(); });
-  for (Pending* o : orphans) {
-    std::string parent = EntryChecker::ParentOf(o->ndn);
-    DIRLOAD_RETURN_IF_ERROR(Reject(o->record.line(), std::string(o->record.dn()),
-                                   "parent entry '" + parent + "' does not exist",
-                                   &o->record));
-  }
-  pending_.clear();
-  pending_dns_.clear();
+  DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
   if (store_ == nullptr) return Status::Ok();
   DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));
   DatabaseMeta meta;

@@ -4,9 +4,12 @@
 // before children, and appends the encoded entries to id2entry and their DNs
 // to dn2id.
 //
-// A child may come before its parent, as slapadd allows: it waits in memory
-// until the parent arrives and then gets its ID; a parent that never comes is
-// an error at the end, naming the child's line.
+// A child may come before its parent, as slapadd allows, and slapadd's way is
+// kept: the missing ancestors get IDs reserved on the spot (so IDs still put
+// parents before children) and the child is stored at once; an ancestor that
+// arrives later takes its reserved ID. An ancestor that never arrives is an
+// error at the end, naming the child's line, and the entries below it are
+// rejected and removed, so the tree stored is always whole.
 //
 // The database's state is `loading` from the first write until everything is
 // committed and synced; only then does it become `ready`. A run that fails or
@@ -80,14 +83,18 @@ class Loader {
   Result<LoadSummary> Run(ldif::Reader* reader);
 
  private:
-  // A checked entry waiting for its parent.
-  struct Pending {
-    ldif::Record record;
-    std::string ndn;
+  // A missing ancestor of an entry already stored: its ID is reserved, as
+  // slapadd reserves it, and it gets that ID when it arrives.
+  struct Hole {
+    EntryId id;
+    uint64_t first_line;   // the first entry that needed it
+    std::string first_dn;
   };
+  enum class Found { kNone, kStored, kHole };
   struct Item;
   struct Batch;
   class Pipeline;
+  static constexpr size_t kRecentDns = 4096;
 
   Status Begin();
   Status Finish();
@@ -95,13 +102,20 @@ class Loader {
   void Check(EntryChecker* checker, Item* item) const;
   // Calling thread, in input order: the checks that need earlier records, then the write.
   Status Process(Item* item);
-  Status Insert(const ldif::Record& record, const std::string& ndn);
-  Status ReleaseChildren(const std::string& ndn);
+  Status ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn);
+  Status Insert(EntryId id, const ldif::Record& record, const EntryChecker::Prepared& prepared,
+                const std::string& ndn, const std::string& stored_dn);
+  // The stored DN of an entry, "" when it is not stored (yet).
+  Result<std::string> StoredDn(const std::string& ndn);
+  // Rejects (and removes) every entry below a reserved ID that never arrived.
+  Status RemoveOrphans();
   // Reports a bad record: an error to return (no -c) or OK after the reject
   // file took it.
   Status Reject(uint64_t line, const std::string& dn, const std::string& why,
                 const ldif::Record* record);
-  Result<bool> DnExists(const std::string& ndn, uint64_t* line);
+  Status RejectText(uint64_t line, const std::string& dn, const std::string& why,
+                    std::string_view text);
+  Result<Found> Find(const std::string& ndn, uint64_t* line);
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
@@ -115,13 +129,14 @@ class Loader {
   AttributeDictionary dictionary_;
   size_t dictionary_saved_ = 0;
   EntryId next_id_ = 1;
+  EntryId append_floor_ = 0;  // id2entry keys below this were written
   uint64_t entries_before_ = 0;
   LoadSummary summary_;
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
   std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
-  // Children waiting for a parent, by the parent's normalised DN.
-  std::unordered_map<std::string, std::vector<Pending>> pending_;
-  std::unordered_map<std::string, uint64_t> pending_dns_;  // ndn -> line
+  std::unordered_map<std::string, Hole> holes_;            // by normalised DN
+  std::unordered_map<std::string, std::string> recent_dns_;  // ndn -> stored DN
+  std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;
   std::string key_, value_;
   std::vector<ValueRef> values_;

@@ -135,10 +135,11 @@ Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string&
       cfg.schema_files.push_back(p.string());
     } else if (key == "suffix" && in_database) {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      if (!cfg.suffix.empty()) {
+      if (cfg.has_suffix) {
         return Status::Unsupported(where + "a database with several suffixes is not supported");
       }
       cfg.suffix = w[1];
+      cfg.has_suffix = true;
     } else if (key == "directory" && in_database) {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       std::filesystem::path p = w[1];

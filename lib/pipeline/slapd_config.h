@@ -22,6 +22,7 @@ struct SlapdConfig {
   std::vector<std::string> schema_files;  // `include` lines, in order
   std::string database;                   // "mdb", "bdb" ("hdb" reads as "bdb")
   std::string suffix;
+  bool has_suffix = false;  // `suffix ""` is a suffix too
   std::string directory;
   struct IndexLine {
     std::string text;  // the arguments of the `index` line

@@ -21,7 +21,15 @@ constexpr char kHex[] = "0123456789ABCDEF";
 // RFC 4514 characters that an escape may name directly ("\,").
 bool IsEscapable(char c) {
   switch (c) {
-    case ' ': case '"': case '#': case '+': case ',': case ';': case '<': case '=': case '>':
+    case ' ':
+    case '"':
+    case '#':
+    case '+':
+    case ',':
+    case ';':
+    case '<':
+    case '=':
+    case '>':
     case '\\':
       return true;
     default:
@@ -35,17 +43,34 @@ class DnParser {
 
   Result<Dn> Parse() {
     Dn dn;
-    SkipSpaces();
-    if (pos_ == text_.size()) {
-      if (!text_.empty()) return Error("DN consists only of spaces");
-      return dn;
+    bool more = false;
+    DIRLOAD_RETURN_IF_ERROR(Start(&more));
+    while (more) {
+      Rdn& rdn = dn.rdns.emplace_back();
+      DIRLOAD_RETURN_IF_ERROR(NextRdn(&rdn, &more));
     }
-    Rdn rdn;
+    return dn;
+  }
+
+  // Streaming interface, so normalisation needs no Dn: Start() says whether
+  // there is a first RDN; each NextRdn() fills *rdn (clearing it first) and
+  // says whether another follows.
+  Status Start(bool* more) {
+    SkipSpaces();
+    if (pos_ == text_.size() && !text_.empty()) return Error("DN consists only of spaces");
+    *more = pos_ < text_.size();
+    return Status::Ok();
+  }
+
+  Status NextRdn(Rdn* rdn, bool* more) {
+    rdn->clear();
     for (;;) {
-      Ava ava;
+      Ava& ava = rdn->emplace_back();
       DIRLOAD_RETURN_IF_ERROR(ParseAva(&ava));
-      rdn.push_back(std::move(ava));
-      if (pos_ == text_.size()) break;
+      if (pos_ == text_.size()) {
+        *more = false;
+        return Status::Ok();
+      }
       const char sep = text_[pos_];
       if (sep == '+') {
         ++pos_;
@@ -53,23 +78,20 @@ class DnParser {
       }
       if (sep == ',' || sep == ';') {
         ++pos_;
-        dn.rdns.push_back(std::move(rdn));
-        rdn.clear();
         SkipSpaces();
         if (pos_ == text_.size()) return Error("separator at the end, RDN missing");
-        continue;
+        *more = true;
+        return Status::Ok();
       }
       return Error(std::string("unexpected '") + sep + "' after a value");
     }
-    dn.rdns.push_back(std::move(rdn));
-    return dn;
   }
 
  private:
   Status Error(std::string_view what) const { return ErrorAt(pos_, what); }
   Status ErrorAt(size_t pos, std::string_view what) const {
-    return Status::InvalidArgument("invalid DN '" + std::string(text_) + "': " +
-                                   std::string(what) + " at offset " + std::to_string(pos));
+    return Status::InvalidArgument("invalid DN '" + std::string(text_) + "': " + std::string(what) +
+                                   " at offset " + std::to_string(pos));
   }
 
   void SkipSpaces() {
@@ -123,13 +145,15 @@ class DnParser {
     ++pos_;  // '#'
     const size_t start = pos_;
     while (pos_ + 1 < text_.size() && IsHexDigit(text_[pos_]) && IsHexDigit(text_[pos_ + 1])) {
-      ava->value.push_back(static_cast<char>(HexValue(text_[pos_]) * 16 + HexValue(text_[pos_ + 1])));
+      ava->value.push_back(
+          static_cast<char>(HexValue(text_[pos_]) * 16 + HexValue(text_[pos_ + 1])));
       pos_ += 2;
     }
     if (pos_ == start) return Error("hex pairs expected after '#'");
     ava->ber = true;
     SkipSpaces();
-    if (pos_ < text_.size() && !IsSeparator(text_[pos_])) return Error("bad character in #hex value");
+    if (pos_ < text_.size() && !IsSeparator(text_[pos_]))
+      return Error("bad character in #hex value");
     return Status::Ok();
   }
 
@@ -160,6 +184,15 @@ class DnParser {
     // Unescaped trailing spaces are insignificant; escaped ones are kept.
     size_t significant = 0;
     while (pos_ < text_.size()) {
+      // Copy a run of ordinary characters at once; most values are nothing else.
+      size_t run = pos_;
+      while (run < text_.size() && IsPlain(text_[run])) ++run;
+      if (run > pos_) {
+        ava->value.append(text_.substr(pos_, run - pos_));
+        pos_ = run;
+        significant = ava->value.size();
+        continue;
+      }
       const char c = text_[pos_];
       if (IsSeparator(c)) break;
       if (c == '\\') {
@@ -198,6 +231,23 @@ class DnParser {
   }
 
   static bool IsSeparator(char c) { return c == ',' || c == ';' || c == '+'; }
+  // Not a separator, escape, quote, angle bracket, space or NUL.
+  static bool IsPlain(char c) {
+    switch (c) {
+      case ',':
+      case ';':
+      case '+':
+      case '\\':
+      case '"':
+      case '<':
+      case '>':
+      case ' ':
+      case '\0':
+        return false;
+      default:
+        return true;
+    }
+  }
 
   std::string_view text_;
   size_t pos_ = 0;
@@ -205,11 +255,19 @@ class DnParser {
 
 // Escapes a normalised value (see dn.h for the exact rule).
 void AppendEscapedValue(std::string_view v, std::string* out) {
+  size_t plain_from = 0;  // start of the run of bytes not yet copied
   for (size_t i = 0; i < v.size(); ++i) {
     const auto c = static_cast<unsigned char>(v[i]);
     bool escape = c < 0x20 || c == 0x7F;
     switch (c) {
-      case ',': case '+': case '"': case '\\': case '<': case '>': case ';': case '=':
+      case ',':
+      case '+':
+      case '"':
+      case '\\':
+      case '<':
+      case '>':
+      case ';':
+      case '=':
         escape = true;
         break;
       case '#':
@@ -221,14 +279,13 @@ void AppendEscapedValue(std::string_view v, std::string* out) {
       default:
         break;
     }
-    if (escape) {
-      out->push_back('\\');
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 0xF]);
-    } else {
-      out->push_back(static_cast<char>(c));
-    }
+    if (!escape) continue;
+    out->append(v.substr(plain_from, i - plain_from));
+    const char hex[3] = {'\\', kHex[c >> 4], kHex[c & 0xF]};
+    out->append(hex, 3);
+    plain_from = i + 1;
   }
+  out->append(v.substr(plain_from));
 }
 
 struct NormalizedAva {
@@ -286,49 +343,42 @@ Result<Dn> ParseDn(std::string_view text) { return DnParser(text).Parse(); }
 
 namespace {
 
-// `original` is the DN as the caller wrote it, for messages; when null the
-// parsed DN is re-serialised instead.
-Status NormalizeImpl(const Schema& schema, const Dn& dn, const std::string_view* original,
-                     std::string* out) {
-  out->clear();
-  std::vector<NormalizedAva> avas;
-  std::string scratch;
-  for (size_t r = 0; r < dn.rdns.size(); ++r) {
-    avas.clear();
-    for (const Ava& ava : dn.rdns[r]) {
-      auto fail = [&](std::string_view why) {
-        const std::string shown = original ? std::string(*original) : dn.ToString();
-        return Status::InvalidArgument("invalid DN '" + shown + "': " + std::string(why));
-      };
-      const AttributeType* type = schema.FindAttribute(ava.type);
-      if (type == nullptr) return fail("undefined attribute type '" + ava.type + "'");
-      if (type->equality == nullptr) {
-        return fail("attribute type '" + ava.type + "' has no equality matching rule");
-      }
-      if (ava.ber) return fail("#hex (BER) value of '" + ava.type + "' is not supported");
-      if (ava.value.empty()) return fail("empty value for '" + ava.type + "'");
-      if (Status st = ValidateValue(*type, ava.value); !st.ok()) return fail(st.message());
-      if (Status st = NormalizeValue(schema, *type->equality, ava.value, &scratch); !st.ok()) {
-        return fail("value of '" + ava.type + "': " + st.message());
-      }
-      for (const NormalizedAva& seen : avas) {
-        if (seen.type == type) {
-          return fail("attribute type '" + std::string(type->name()) + "' twice in one RDN");
-        }
-      }
-      NormalizedAva& n = avas.emplace_back(NormalizedAva{type, {}});
-      AppendEscapedValue(scratch, &n.value);
+// Normalises one RDN and appends it to *out. `avas` and `scratch` are
+// buffers reused across RDNs. `fail` turns a reason into the final Status.
+template <typename Fail>
+Status AppendNormalizedRdn(const Schema& schema, const Rdn& rdn, std::vector<NormalizedAva>* avas,
+                           std::string* scratch, std::string* out, const Fail& fail) {
+  avas->clear();
+  for (const Ava& ava : rdn) {
+    const AttributeType* type = schema.FindAttribute(ava.type);
+    if (type == nullptr) return fail("undefined attribute type '" + ava.type + "'");
+    if (type->equality == nullptr) {
+      return fail("attribute type '" + ava.type + "' has no equality matching rule");
     }
-    std::sort(avas.begin(), avas.end(), [](const NormalizedAva& a, const NormalizedAva& b) {
+    if (ava.ber) return fail("#hex (BER) value of '" + ava.type + "' is not supported");
+    if (ava.value.empty()) return fail("empty value for '" + ava.type + "'");
+    if (Status st = ValidateValue(*type, ava.value); !st.ok()) return fail(st.message());
+    if (Status st = NormalizeValue(schema, *type->equality, ava.value, scratch); !st.ok()) {
+      return fail("value of '" + ava.type + "': " + st.message());
+    }
+    for (const NormalizedAva& seen : *avas) {
+      if (seen.type == type) {
+        return fail("attribute type '" + std::string(type->name()) + "' twice in one RDN");
+      }
+    }
+    NormalizedAva& n = avas->emplace_back(NormalizedAva{type, {}});
+    AppendEscapedValue(*scratch, &n.value);
+  }
+  if (avas->size() > 1) {
+    std::sort(avas->begin(), avas->end(), [](const NormalizedAva& a, const NormalizedAva& b) {
       return a.type->name() < b.type->name();
     });
-    if (r > 0) out->push_back(',');
-    for (size_t a = 0; a < avas.size(); ++a) {
-      if (a > 0) out->push_back('+');
-      out->append(avas[a].type->name());
-      out->push_back('=');
-      out->append(avas[a].value);
-    }
+  }
+  for (size_t a = 0; a < avas->size(); ++a) {
+    if (a > 0) out->push_back('+');
+    out->append((*avas)[a].type->name());
+    out->push_back('=');
+    out->append((*avas)[a].value);
   }
   return Status::Ok();
 }
@@ -336,12 +386,40 @@ Status NormalizeImpl(const Schema& schema, const Dn& dn, const std::string_view*
 }  // namespace
 
 Status NormalizeDn(const Schema& schema, const Dn& dn, std::string* out) {
-  return NormalizeImpl(schema, dn, nullptr, out);
+  out->clear();
+  std::vector<NormalizedAva> avas;
+  std::string scratch;
+  const auto fail = [&](std::string_view why) {
+    return Status::InvalidArgument("invalid DN '" + dn.ToString() + "': " + std::string(why));
+  };
+  for (size_t r = 0; r < dn.rdns.size(); ++r) {
+    if (r > 0) out->push_back(',');
+    DIRLOAD_RETURN_IF_ERROR(AppendNormalizedRdn(schema, dn.rdns[r], &avas, &scratch, out, fail));
+  }
+  return Status::Ok();
 }
 
 Status NormalizeDn(const Schema& schema, std::string_view text, std::string* out) {
-  DIRLOAD_ASSIGN_OR_RETURN(Dn dn, ParseDn(text));
-  return NormalizeImpl(schema, dn, &text, out);
+  // RDN by RDN, with buffers reused, so the common DN costs no allocation
+  // beyond *out (this runs for every entry and every DN-valued attribute).
+  out->clear();
+  DnParser parser(text);
+  bool more = false;
+  DIRLOAD_RETURN_IF_ERROR(parser.Start(&more));
+  Rdn rdn;
+  std::vector<NormalizedAva> avas;
+  std::string scratch;
+  const auto fail = [&](std::string_view why) {
+    return Status::InvalidArgument("invalid DN '" + std::string(text) + "': " + std::string(why));
+  };
+  bool first = true;
+  while (more) {
+    DIRLOAD_RETURN_IF_ERROR(parser.NextRdn(&rdn, &more));
+    if (!first) out->push_back(',');
+    first = false;
+    DIRLOAD_RETURN_IF_ERROR(AppendNormalizedRdn(schema, rdn, &avas, &scratch, out, fail));
+  }
+  return Status::Ok();
 }
 
 Result<std::string> NormalizeDn(const Schema& schema, std::string_view text) {

@@ -23,7 +23,7 @@ int DaysInMonth(int64_t y, int m) {
 int64_t DaysFromCivil(int64_t y, int m, int d) {
   y -= m <= 2 ? 1 : 0;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;                                  // [0, 399]
+  const int64_t yoe = y - era * 400;                                   // [0, 399]
   const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;  // [0, 365]
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           // [0, 146096]
   return era * 146097 + doe - 719468;
@@ -42,8 +42,8 @@ void CivilFromDays(int64_t z, int64_t* y, int* m, int* d) {
 }
 
 Status Bad(std::string_view value, std::string_view why) {
-  return Status::InvalidArgument("invalid generalized time '" + std::string(value) + "': " +
-                                 std::string(why));
+  return Status::InvalidArgument("invalid generalized time '" + std::string(value) +
+                                 "': " + std::string(why));
 }
 
 // Parses exactly two digits at value[*pos] into *v.
@@ -141,9 +141,9 @@ Status NormalizeGeneralizedTime(std::string_view value, std::string* out) {
   if (leap && out_second == 59) out_second = 60;
 
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d", static_cast<int>(out_year),
-                out_month, out_day, static_cast<int>(rem / 3600),
-                static_cast<int>((rem / 60) % 60), out_second);
+  std::snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d", static_cast<int>(out_year), out_month,
+                out_day, static_cast<int>(rem / 3600), static_cast<int>((rem / 60) % 60),
+                out_second);
   out->assign(buf);
   if (!frac_digits.empty()) {
     out->push_back('.');

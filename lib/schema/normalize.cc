@@ -125,19 +125,27 @@ Status NormalizeList(std::string_view v, std::string* out) {
 }
 
 Status NormalizeUniqueMember(const Schema& schema, std::string_view v, std::string* out) {
-  std::string_view dn = v, uid;
+  // "DN#'0101'B". A suffix that is not a valid bit string is taken as part
+  // of the DN ("cn=x#'012'B" is the DN cn=x#'012'B), as slapadd does.
   const size_t hash = v.rfind("#'");
-  if (hash != std::string_view::npos && v.size() >= hash + 4 && v.back() == 'B') {
-    dn = v.substr(0, hash);
-    uid = v.substr(hash + 1);
-  }
-  DIRLOAD_RETURN_IF_ERROR(NormalizeDn(schema, dn, out));
-  if (!uid.empty()) {
-    std::string bits;
-    DIRLOAD_RETURN_IF_ERROR(NormalizeBitString(uid, &bits));
+  std::string bits;
+  if (hash != std::string_view::npos && NormalizeBitString(v.substr(hash + 1), &bits).ok()) {
+    DIRLOAD_RETURN_IF_ERROR(NormalizeDn(schema, v.substr(0, hash), out));
     out->push_back('#');
     out->append(bits);
+    return Status::Ok();
   }
+  return NormalizeDn(schema, v, out);
+}
+
+// Prepares for the rules that then drop characters (numericString,
+// telephoneNumber). slapd does not insist on UTF-8 there, so malformed
+// UTF-8 is prepared byte-wise instead of failing.
+Status PrepareForRemoval(std::string_view v, bool fold_case, std::string* out) {
+  if (schema_internal::IsValidUtf8(v)) {
+    return schema_internal::PrepareUnicode(v, fold_case, SubstringPosition::kWhole, out);
+  }
+  schema_internal::PrepareIA5(v, fold_case, SubstringPosition::kWhole, out);
   return Status::Ok();
 }
 
@@ -160,16 +168,14 @@ Status Normalize(const Schema& schema, Normalizer normalizer, std::string_view v
     case Normalizer::kCaseIgnoreList:
       return NormalizeList(v, out);
     case Normalizer::kNumericString:
-      DIRLOAD_RETURN_IF_ERROR(
-          schema_internal::PrepareUnicode(v, false, SubstringPosition::kWhole, out));
+      DIRLOAD_RETURN_IF_ERROR(PrepareForRemoval(v, false, out));
       schema_internal::RemoveSpaces(out);
       if (out->empty() && pos == SubstringPosition::kWhole) {
         return Status::InvalidArgument("numeric string without digits");
       }
       return Status::Ok();
     case Normalizer::kTelephoneNumber:
-      DIRLOAD_RETURN_IF_ERROR(
-          schema_internal::PrepareUnicode(v, true, SubstringPosition::kWhole, out));
+      DIRLOAD_RETURN_IF_ERROR(PrepareForRemoval(v, true, out));
       schema_internal::RemoveSpacesAndHyphens(out);
       if (out->empty() && pos == SubstringPosition::kWhole) {
         return Status::InvalidArgument("telephone number without digits or letters");
@@ -237,8 +243,8 @@ Result<std::string> NormalizeEquality(const Schema& schema, const AttributeType&
   return out;
 }
 
-Status NormalizeSubstring(const Schema& schema, const AttributeType& type,
-                          std::string_view value, SubstringPosition pos, std::string* out) {
+Status NormalizeSubstring(const Schema& schema, const AttributeType& type, std::string_view value,
+                          SubstringPosition pos, std::string* out) {
   if (type.substr == nullptr) {
     return Status::InvalidArgument("attribute type '" + std::string(type.name()) +
                                    "' has no substrings matching rule");
@@ -251,6 +257,18 @@ Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType
   std::string out;
   DIRLOAD_RETURN_IF_ERROR(NormalizeSubstring(schema, type, value, pos, &out));
   return out;
+}
+
+bool SlapaddRejectsUnnormalizable(Normalizer normalizer) {
+  switch (normalizer) {
+    case Normalizer::kInteger:
+    case Normalizer::kBoolean:
+    case Normalizer::kBitString:
+    case Normalizer::kObjectIdentifier:
+      return false;
+    default:
+      return true;
+  }
 }
 
 int CompareNormalized(const MatchingRule& rule, std::string_view a, std::string_view b) {

@@ -27,12 +27,9 @@
 //   kOctetString, kBitString  the value itself (bit strings are validated).
 //
 // Errors (InvalidArgument) mean the rule cannot produce a key: malformed
-// UTF-8 for the Unicode string rules, an invalid DN, an unparsable time or
-// integer, an empty telephone or numeric string. slapadd rejects an entry
-// whose value fails its equality normaliser for the string, DN, time and
-// telephone rules; it is more lenient than dirload about integers (it stores
-// "uidNumber: abc"), so a loader that must accept everything slapadd accepts
-// should treat an integerMatch failure as "no key" rather than a reject.
+// UTF-8 for the Unicode string rules, an invalid DN, an unparsable time,
+// integer or UUID, an empty telephone or numeric string. Whether slapadd would
+// reject the entry for it is SlapaddRejectsUnnormalizable's business.
 //
 // Thread safety: pure functions of their arguments; the Schema is only read.
 #pragma once
@@ -67,10 +64,20 @@ Result<std::string> NormalizeEquality(const Schema& schema, const AttributeType&
 // Same folding as the equality key of a string type; only the treatment of
 // spaces at the fragment's edges differs (string_prep.h). InvalidArgument if
 // the type has no SUBSTR rule.
-Status NormalizeSubstring(const Schema& schema, const AttributeType& type,
-                          std::string_view value, SubstringPosition pos, std::string* out);
+Status NormalizeSubstring(const Schema& schema, const AttributeType& type, std::string_view value,
+                          SubstringPosition pos, std::string* out);
 Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType& type,
                                        std::string_view value, SubstringPosition pos);
+
+// Whether slapadd 2.5 rejects an entry whose value has no key under a rule
+// with this normaliser. It does for the Unicode string rules (malformed
+// UTF-8), postal addresses, DNs and unique members, generalized times, UUIDs,
+// and telephone or numeric strings left empty once spaces (and hyphens) are
+// removed. It does not for integers, booleans, bit strings and OIDs: slapadd
+// stores "uidNumber: abc" or "hasSubordinates: maybe" as written, where
+// dirload has no key for them. A loader mirroring slapadd rejects an entry
+// only when this is true, and otherwise stores the value without index keys.
+bool SlapaddRejectsUnnormalizable(Normalizer normalizer);
 
 // Orders two keys produced by `rule`'s normaliser: <0, 0, >0. Integers compare
 // numerically, generalized times chronologically, everything else bytewise.

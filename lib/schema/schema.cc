@@ -85,19 +85,26 @@ class Fnv {
 
 std::string_view AttributeUsageName(AttributeUsage usage) {
   switch (usage) {
-    case AttributeUsage::kUserApplications: return "userApplications";
-    case AttributeUsage::kDirectoryOperation: return "directoryOperation";
-    case AttributeUsage::kDistributedOperation: return "distributedOperation";
-    case AttributeUsage::kDsaOperation: return "dSAOperation";
+    case AttributeUsage::kUserApplications:
+      return "userApplications";
+    case AttributeUsage::kDirectoryOperation:
+      return "directoryOperation";
+    case AttributeUsage::kDistributedOperation:
+      return "distributedOperation";
+    case AttributeUsage::kDsaOperation:
+      return "dSAOperation";
   }
   return "userApplications";
 }
 
 std::string_view ObjectClassKindName(ObjectClassKind kind) {
   switch (kind) {
-    case ObjectClassKind::kAbstract: return "ABSTRACT";
-    case ObjectClassKind::kStructural: return "STRUCTURAL";
-    case ObjectClassKind::kAuxiliary: return "AUXILIARY";
+    case ObjectClassKind::kAbstract:
+      return "ABSTRACT";
+    case ObjectClassKind::kStructural:
+      return "STRUCTURAL";
+    case ObjectClassKind::kAuxiliary:
+      return "AUXILIARY";
   }
   return "STRUCTURAL";
 }
@@ -126,8 +133,8 @@ Schema& Schema::operator=(Schema&&) noexcept = default;
 
 Result<Schema> Schema::SystemOnly() {
   Schema schema;
-  DIRLOAD_RETURN_IF_ERROR(LoadSchemaText(&schema, schema_internal::kSystemSchemaText,
-                                         "<built-in system schema>"));
+  DIRLOAD_RETURN_IF_ERROR(
+      LoadSchemaText(&schema, schema_internal::kSystemSchemaText, "<built-in system schema>"));
   return schema;
 }
 
@@ -280,14 +287,13 @@ Status Schema::AddAttributeType(const AttributeTypeDescription& def) {
   // the OID or a name is not.
   if (const AttributeType* existing = FindAttribute(def.oid)) {
     const AttributeTypeDescription& old = existing->definition;
-    const bool same = SameNames(old.names, def.names) && old.obsolete == def.obsolete &&
-                      existing->sup == sup && FindMatchingRule(old.equality) == equality &&
-                      FindMatchingRule(old.ordering) == ordering &&
-                      FindMatchingRule(old.substr) == substr && old.syntax == def.syntax &&
-                      old.syntax_len == def.syntax_len && old.single_value == def.single_value &&
-                      old.collective == def.collective &&
-                      old.no_user_modification == def.no_user_modification &&
-                      old.usage == def.usage;
+    const bool same =
+        SameNames(old.names, def.names) && old.obsolete == def.obsolete && existing->sup == sup &&
+        FindMatchingRule(old.equality) == equality && FindMatchingRule(old.ordering) == ordering &&
+        FindMatchingRule(old.substr) == substr && old.syntax == def.syntax &&
+        old.syntax_len == def.syntax_len && old.single_value == def.single_value &&
+        old.collective == def.collective && old.no_user_modification == def.no_user_modification &&
+        old.usage == def.usage;
     if (same) return Status::Ok();
     return Status::AlreadyExists("attribute type " + shown + " conflicts with " +
                                  Quote(existing->name(), existing->oid) +
@@ -421,8 +427,8 @@ Status Schema::AddObjectClass(const ObjectClassDescription& def) {
 
 Result<AttributeDescription> Schema::ParseAttributeDescription(std::string_view text) const {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("attribute description '" + std::string(text) + "': " +
-                                   std::string(why));
+    return Status::InvalidArgument("attribute description '" + std::string(text) +
+                                   "': " + std::string(why));
   };
   if (text.empty()) return bad("empty");
   size_t semi = text.find(';');
@@ -435,9 +441,8 @@ Result<AttributeDescription> Schema::ParseAttributeDescription(std::string_view 
   while (semi != std::string_view::npos) {
     const size_t start = semi + 1;
     semi = text.find(';', start);
-    const std::string_view opt = text.substr(start, semi == std::string_view::npos
-                                                        ? std::string_view::npos
-                                                        : semi - start);
+    const std::string_view opt =
+        text.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start);
     if (opt.empty()) return bad("zero length option is invalid");
     for (char c : opt) {
       if (!schema_internal::IsKeyChar(c)) return bad("contains inappropriate characters");
@@ -457,8 +462,7 @@ Result<AttributeDescription> Schema::ParseAttributeDescription(std::string_view 
                             "': attribute type undefined");
   }
   if (ad.binary && !ad.type->syntax->binary_transfer_required) {
-    return bad("option \"binary\" not supported with type '" + std::string(ad.type->name()) +
-               "'");
+    return bad("option \"binary\" not supported with type '" + std::string(ad.type->name()) + "'");
   }
   std::sort(ad.options.begin(), ad.options.end());
   ad.options.erase(std::unique(ad.options.begin(), ad.options.end()), ad.options.end());

@@ -24,12 +24,18 @@ struct Token {
 
 std::string Describe(const Token& t) {
   switch (t.kind) {
-    case Token::kLParen: return "'('";
-    case Token::kRParen: return "')'";
-    case Token::kDollar: return "'$'";
-    case Token::kQuoted: return "'" + t.text + "'";
-    case Token::kWord: return "'" + t.text + "'";
-    case Token::kEnd: return "end of input";
+    case Token::kLParen:
+      return "'('";
+    case Token::kRParen:
+      return "')'";
+    case Token::kDollar:
+      return "'$'";
+    case Token::kQuoted:
+      return "'" + t.text + "'";
+    case Token::kWord:
+      return "'" + t.text + "'";
+    case Token::kEnd:
+      return "end of input";
   }
   return "?";
 }
@@ -165,7 +171,8 @@ class DescriptionParser {
 
   Result<std::string> QuotedString() {
     DIRLOAD_ASSIGN_OR_RETURN(Token t, tok_.Next());
-    if (t.kind != Token::kQuoted) return Status::ParseError("quoted string expected, found " + Describe(t));
+    if (t.kind != Token::kQuoted)
+      return Status::ParseError("quoted string expected, found " + Describe(t));
     return std::move(t.text);
   }
 
@@ -177,11 +184,13 @@ class DescriptionParser {
       out.push_back(std::move(t.text));
       return out;
     }
-    if (t.kind != Token::kLParen) return Status::ParseError("quoted string expected, found " + Describe(t));
+    if (t.kind != Token::kLParen)
+      return Status::ParseError("quoted string expected, found " + Describe(t));
     for (;;) {
       DIRLOAD_ASSIGN_OR_RETURN(Token n, tok_.Next());
       if (n.kind == Token::kRParen) break;
-      if (n.kind != Token::kQuoted) return Status::ParseError("quoted string expected, found " + Describe(n));
+      if (n.kind != Token::kQuoted)
+        return Status::ParseError("quoted string expected, found " + Describe(n));
       out.push_back(std::move(n.text));
     }
     return out;
@@ -234,7 +243,8 @@ class DescriptionParser {
     *len = 0;
     if (const size_t brace = text.find('{'); brace != std::string_view::npos) {
       std::string_view bound = text.substr(brace + 1);
-      if (bound.empty() || bound.back() != '}') return Status::ParseError("malformed {len} in " + t.text);
+      if (bound.empty() || bound.back() != '}')
+        return Status::ParseError("malformed {len} in " + t.text);
       bound.remove_suffix(1);
       uint64_t v = 0;
       for (char c : bound) {
@@ -395,8 +405,8 @@ Result<SyntaxDescription> ParseSyntaxDescription(const Schema& schema, std::stri
 
 bool IsSchemaDirective(std::string_view keyword) {
   return EqualsIgnoreCase(keyword, "attributetype") || EqualsIgnoreCase(keyword, "objectclass") ||
-         EqualsIgnoreCase(keyword, "objectidentifier") ||
-         EqualsIgnoreCase(keyword, "ldapsyntax") || EqualsIgnoreCase(keyword, "ditcontentrule");
+         EqualsIgnoreCase(keyword, "objectidentifier") || EqualsIgnoreCase(keyword, "ldapsyntax") ||
+         EqualsIgnoreCase(keyword, "ditcontentrule");
 }
 
 Status ApplySchemaDirective(Schema* schema, std::string_view keyword, std::string_view args,
@@ -488,8 +498,7 @@ Status LoadSchemaText(Schema* schema, std::string_view text, std::string_view so
   return flush();
 }
 
-Status LoadSchemaFile(Schema* schema, const std::string& path,
-                      std::vector<std::string>* warnings) {
+Status LoadSchemaFile(Schema* schema, const std::string& path, std::vector<std::string>* warnings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream buf;

@@ -65,8 +65,16 @@ bool MapsToNothing(int32_t c) {
   }
   if (c < 0xAD) return false;
   switch (c) {
-    case 0x00AD: case 0x034F: case 0x06DD: case 0x070F: case 0x1806: case 0x180E:
-    case 0x200B: case 0xFEFF: case 0xFFFC: case 0xE0001:
+    case 0x00AD:
+    case 0x034F:
+    case 0x06DD:
+    case 0x070F:
+    case 0x1806:
+    case 0x180E:
+    case 0x200B:
+    case 0xFEFF:
+    case 0xFFFC:
+    case 0xE0001:
       return true;
     default:
       break;
@@ -84,29 +92,67 @@ bool MapsToSpace(int32_t c) {
   if ((c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0x20) return true;
   if (c < 0xA0) return false;
   const utf8proc_category_t cat = utf8proc_category(c);
-  return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL ||
-         cat == UTF8PROC_CATEGORY_ZP;
+  return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL || cat == UTF8PROC_CATEGORY_ZP;
 }
 
 bool IsCombiningMark(int32_t c) {
   const utf8proc_category_t cat = utf8proc_category(c);
-  return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_MC ||
-         cat == UTF8PROC_CATEGORY_ME;
+  return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_MC || cat == UTF8PROC_CATEGORY_ME;
+}
+
+// The byte loop behind both the ASCII fast path and the IA5 rules. Same
+// result as feeding SpaceFolder, but writes through a raw pointer into a
+// buffer sized once: every output byte stands for at least one input byte,
+// so in.size() is enough (this loop runs on every indexed value).
+// The common case, branch-free so the compiler vectorises it: no control
+// characters, no space at either edge, no two spaces in a row. Then the
+// prepared string is the input, lower-cased if asked. Returns false, with
+// *out unspecified, when the value needs the general loop.
+bool PrepareSimpleAscii(std::string_view in, bool fold_case, std::string* out) {
+  const size_t n = in.size();
+  if (n == 0 || in.front() == ' ' || in.back() == ' ') return false;
+  out->resize(n);
+  const auto* src = reinterpret_cast<const unsigned char*>(in.data());
+  auto* dst = reinterpret_cast<unsigned char*>(out->data());
+  const unsigned char fold = fold_case ? 32 : 0;
+  unsigned special = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = src[i];
+    special |= static_cast<unsigned>(c < 0x20) | static_cast<unsigned>(c == 0x7F);
+    dst[i] = static_cast<unsigned char>(c + (static_cast<unsigned char>(c - 'A') < 26 ? fold : 0));
+  }
+  for (size_t i = 0; i + 1 < n; ++i) {
+    special |= static_cast<unsigned>(src[i] == ' ') & static_cast<unsigned>(src[i + 1] == ' ');
+  }
+  return special == 0;
 }
 
 void PrepareAscii(std::string_view in, bool fold_case, SubstringPosition pos, std::string* out) {
-  SpaceFolder folder(pos, out);
+  if (PrepareSimpleAscii(in, fold_case, out)) return;
+  const bool keep_leading = pos == SubstringPosition::kAny || pos == SubstringPosition::kFinal;
+  const bool keep_trailing = pos == SubstringPosition::kInitial || pos == SubstringPosition::kAny;
+  out->resize(in.size());
+  char* const begin = out->data();
+  char* w = begin;
+  bool pending = false, seen_other = false, saw_space = false;
   for (char ch : in) {
     const auto c = static_cast<unsigned char>(ch);
     if (c == ' ' || (c >= 0x09 && c <= 0x0D)) {
-      folder.Space();
-    } else if (c < 0x20 || c == 0x7F) {
-      continue;  // mapped to nothing
-    } else {
-      folder.Char(fold_case ? AsciiLower(ch) : ch);
+      saw_space = true;
+      pending = seen_other || keep_leading;
+      continue;
     }
+    if (c < 0x20 || c == 0x7F) continue;  // mapped to nothing
+    if (pending) {
+      *w++ = ' ';
+      pending = false;
+    }
+    seen_other = true;
+    *w++ = fold_case && static_cast<unsigned>(c - 'A') < 26u ? static_cast<char>(c + 32) : ch;
   }
-  folder.Finish();
+  if (pending && keep_trailing) *w++ = ' ';
+  out->resize(static_cast<size_t>(w - begin));
+  if (!seen_other && (saw_space || (!keep_leading && !keep_trailing))) out->assign(" ");
 }
 
 bool AllAscii(std::string_view s) {
@@ -157,8 +203,9 @@ Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos
     n = utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(mapped.data()),
                            static_cast<utf8proc_ssize_t>(mapped.size()), buf.data(),
                            static_cast<utf8proc_ssize_t>(buf.size()), options);
-    if (n < 0) return Status::InvalidArgument(std::string("Unicode normalisation failed: ") +
-                                              utf8proc_errmsg(n));
+    if (n < 0)
+      return Status::InvalidArgument(std::string("Unicode normalisation failed: ") +
+                                     utf8proc_errmsg(n));
     if (static_cast<size_t>(n) <= buf.size()) break;
     buf.resize(static_cast<size_t>(n));
   }
@@ -178,8 +225,8 @@ Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos
     if (len == 0) return Status::Internal("utf8proc produced malformed UTF-8");
     if (cp == 0x20) {
       int32_t next = 0;
-      const bool combining = i + 1 < nfkc.size() && DecodeUtf8(nfkc, i + 1, &next) != 0 &&
-                             IsCombiningMark(next);
+      const bool combining =
+          i + 1 < nfkc.size() && DecodeUtf8(nfkc, i + 1, &next) != 0 && IsCombiningMark(next);
       if (combining) {
         folder.Char(' ');
       } else {

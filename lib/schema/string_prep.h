@@ -38,8 +38,7 @@ namespace schema_internal {
 
 // Unicode preparation into *out (replacing its contents). Fails on malformed
 // UTF-8. An empty or all-space whole value prepares to a single SPACE.
-Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos,
-                      std::string* out);
+Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos, std::string* out);
 
 // IA5 preparation: ASCII only (bytes >= 0x80 pass through untouched, as
 // slapadd accepts such bytes in IA5 attributes without complaint).

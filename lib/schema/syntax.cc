@@ -107,8 +107,18 @@ std::vector<Syntax> MakeBuiltinSyntaxes() {
 bool IsPrintableChar(char c) {
   if (schema_internal::IsAsciiAlpha(c) || IsAsciiDigit(c)) return true;
   switch (c) {
-    case '\'': case '(': case ')': case '+': case ',': case '-': case '.': case '=':
-    case '/': case ':': case '?': case ' ':
+    case '\'':
+    case '(':
+    case ')':
+    case '+':
+    case ',':
+    case '-':
+    case '.':
+    case '=':
+    case '/':
+    case ':':
+    case '?':
+    case ' ':
       return true;
     default:
       return false;
@@ -248,8 +258,9 @@ Status ValidateSyntaxValue(const Syntax& syntax, std::string_view v) {
 
 Status ValidateValue(const AttributeType& type, std::string_view value) {
   if (type.syntax == nullptr) return Status::Ok();
-  return ValidateSyntaxValue(*type.syntax, value)
-      .WithPrefix("attribute '" + std::string(type.name()) + "': ");
+  Status st = ValidateSyntaxValue(*type.syntax, value);
+  if (st.ok()) return st;  // the prefix is built only for failures: this runs per value
+  return st.WithPrefix("attribute '" + std::string(type.name()) + "': ");
 }
 
 }  // namespace dirload

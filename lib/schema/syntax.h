@@ -30,21 +30,21 @@ struct AttributeType;
 // check (certificates, JPEG, guides, ...) are kAny and accept every value.
 enum class SyntaxKind : uint8_t {
   kAny,
-  kDirectoryString,  // non-empty UTF-8
-  kIA5String,        // bytes 0x00-0x7F
-  kPrintableString,  // RFC 4517 PrintableCharacter, non-empty
-  kCountryString,    // two PrintableCharacters
-  kInteger,          // RFC 4517 3.3.16: no leading zeros, no "-0"
-  kNumericString,    // digits and spaces, non-empty
-  kTelephoneNumber,  // PrintableString
-  kOid,              // descr or numericoid
-  kDn,               // RFC 4514 string
-  kBoolean,          // "TRUE" or "FALSE"
-  kGeneralizedTime,  // RFC 4517 3.3.13
-  kPostalAddress,    // lines separated by '$', escapes \24 and \5C only
-  kBitString,        // '0101'B
+  kDirectoryString,     // non-empty UTF-8
+  kIA5String,           // bytes 0x00-0x7F
+  kPrintableString,     // RFC 4517 PrintableCharacter, non-empty
+  kCountryString,       // two PrintableCharacters
+  kInteger,             // RFC 4517 3.3.16: no leading zeros, no "-0"
+  kNumericString,       // digits and spaces, non-empty
+  kTelephoneNumber,     // PrintableString
+  kOid,                 // descr or numericoid
+  kDn,                  // RFC 4514 string
+  kBoolean,             // "TRUE" or "FALSE"
+  kGeneralizedTime,     // RFC 4517 3.3.13
+  kPostalAddress,       // lines separated by '$', escapes \24 and \5C only
+  kBitString,           // '0101'B
   kNameAndOptionalUid,  // DN [ '#' BitString ]
-  kUuid,             // RFC 4122 string form
+  kUuid,                // RFC 4122 string form
 };
 
 struct Syntax {

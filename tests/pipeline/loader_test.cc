@@ -69,9 +69,10 @@ void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, 
   REQUIRE(meta.ok());
   run->meta = *meta;
   std::unique_ptr<Cursor> c = (*store)->NewCursor(kId2EntryTable);
-  EntryId expect = 1;
+  EntryId previous = 0;
   for (c->SeekToFirst(); c->valid(); c->Next()) {
-    CHECK(GetBigEndian64(c->key()) == expect++);
+    CHECK(GetBigEndian64(c->key()) > previous);
+    previous = GetBigEndian64(c->key());
     EntryView e;
     REQUIRE(DecodeEntry(c->value(), &e).ok());
     run->dns_in_id_order.emplace_back(e.dn);
@@ -79,7 +80,7 @@ void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, 
 }
 
 
-TEST_CASE("children before their parent get IDs after it, on both engines") {
+TEST_CASE("a child before its parent reserves the parent's ID, as slapadd does") {
   for (Backend b : {Backend::kLmdb, Backend::kBdb}) {
     CAPTURE(BackendName(b));
     testing::TempDir dir;
@@ -94,6 +95,41 @@ TEST_CASE("children before their parent get IDs after it, on both engines") {
     REQUIRE(run.dns_in_id_order.size() == 4);
     CHECK(run.dns_in_id_order[1] == "ou=people,dc=example,dc=com");
     CHECK(run.dns_in_id_order[2] == "uid=a,ou=people,dc=example,dc=com");
+  }
+}
+
+TEST_CASE("stored DNs drop insignificant spaces and take the parent's spelling") {
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"),
+           std::string(kTop) +
+               "dn: ou=People, dc=example, dc=com\nobjectClass: organizationalUnit\nou: People\n\n" +
+               Person("a", "ou=people,dc=example,dc=com"),
+           false, &run);
+  REQUIRE(run.summary.ok());
+  REQUIRE(run.dns_in_id_order.size() == 3);
+  CHECK(run.dns_in_id_order[1] == "ou=People,dc=example,dc=com");
+  CHECK(run.dns_in_id_order[2] == "uid=a,ou=People,dc=example,dc=com");
+}
+
+TEST_CASE("an ancestor that never comes rejects and removes everything below it") {
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"),
+           std::string(kTop) + Person("a", "ou=x,ou=gone,dc=example,dc=com") +
+               "dn: ou=x,ou=gone,dc=example,dc=com\nobjectClass: organizationalUnit\nou: x\n\n" +
+               Person("b", "ou=x,ou=gone,dc=example,dc=com"),
+           true, &run);
+  REQUIRE(run.summary.ok());
+  CHECK(run.summary->entries_loaded == 1);
+  CHECK(run.summary->rejected == 3);
+  CHECK(run.dns_in_id_order.size() == 1);
+  REQUIRE(run.rejects.messages.size() == 3);
+  CHECK(run.rejects.messages[0].find("in.ldif:7: uid=a,ou=x,ou=gone") == 0);
+  CHECK(run.rejects.messages[1].find("in.ldif:13: ou=x,ou=gone") == 0);
+  CHECK(run.rejects.messages[2].find("in.ldif:17: uid=b") == 0);
+  for (const std::string& m : run.rejects.messages) {
+    CHECK(m.find("parent entry 'ou=gone,dc=example,dc=com' does not exist") != std::string::npos);
   }
 }
 

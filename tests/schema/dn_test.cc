@@ -1,1 +1,302 @@
+#include "lib/schema/dn.h"
+
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "lib/schema/schema.h"
+#include "tests/schema/builtin_fixture.h"
+
+namespace dirload {
+namespace {
+
+using testing::BuiltinSchema;
+
+std::string Norm(std::string_view dn) {
+  Result<std::string> n = NormalizeDn(BuiltinSchema(), dn);
+  REQUIRE_MESSAGE(n.ok(), dn, ": ", n.status().ToString());
+  return std::move(n).value();
+}
+
+TEST_CASE("ParseDn splits RDNs and AVAs and resolves escapes") {
+  Result<Dn> dn = ParseDn(" CN = A\\,b\\2B + sn=\"x, y\" ; o=#0403666F6F ,dc=com ");
+  REQUIRE_MESSAGE(dn.ok(), dn.status().ToString());
+  REQUIRE(dn->size() == 3);
+  REQUIRE(dn->rdns[0].size() == 2);
+  CHECK(dn->rdns[0][0].type == "CN");
+  CHECK(dn->rdns[0][0].value == "A,b+");
+  CHECK(dn->rdns[0][1].type == "sn");
+  CHECK(dn->rdns[0][1].value == "x, y");
+  CHECK(dn->rdns[1][0].ber);
+  CHECK(dn->rdns[1][0].value == std::string("\x04\x03"
+                                            "foo"));
+  CHECK(dn->rdns[2][0].value == "com");
+  CHECK(dn->Parent().size() == 2);
+  CHECK(dn->Parent().rdns[0][0].type == "o");
+  CHECK(dn->ToString() == "CN=A\\,b\\++sn=x\\, y,o=#0403666F6F,dc=com");
+
+  // Escaped trailing spaces are kept, unescaped ones dropped.
+  CHECK(ParseDn("cn=a\\ ")->rdns[0][0].value == "a ");
+  CHECK(ParseDn("cn=a\\20 ")->rdns[0][0].value == "a ");
+  CHECK(ParseDn("cn=a  ")->rdns[0][0].value == "a");
+  CHECK(ParseDn("cn=a b")->rdns[0][0].value == "a b");
+  // Options on types are accepted and dropped.
+  CHECK(ParseDn("cn;lang-en=x")->rdns[0][0].type == "cn");
+  CHECK(ParseDn("2.5.4.3=x")->rdns[0][0].type == "2.5.4.3");
+  CHECK(ParseDn("")->empty());
+}
+
+TEST_CASE("ParseDn errors name the offending offset") {
+  struct Case {
+    const char* dn;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"cn=a\\", "unterminated escape at offset 4"},
+      {"cn=a\\4", "incomplete hex escape at offset 4"},
+      {"cn=ab\\2", "incomplete hex escape at offset 5"},
+      {"cn=a\\zz", "invalid escape '\\z' at offset 4"},
+      {"=x", "empty attribute type at offset 0"},
+      {"cn", "'=' expected after attribute type 'cn' at offset 2"},
+      {"cn=a,,dc=x", "attribute type expected at offset 5"},
+      {",dc=com", "attribute type expected at offset 0"},
+      {"dc=com,", "separator at the end, RDN missing at offset 7"},
+      {"cn=a;", "separator at the end, RDN missing at offset 5"},
+      {"cn=a+", "attribute type missing at offset 5"},
+      {"cn=\"a", "unterminated quoted value at offset 3"},
+      {"cn=\"a\"b", "characters after a quoted value at offset 6"},
+      {"cn=a\"", "unescaped '\"' in value at offset 4"},
+      {"cn=<", "unescaped '<' in value at offset 3"},
+      {"cn=#", "hex pairs expected after '#' at offset 4"},
+      {"cn=##", "hex pairs expected after '#' at offset 4"},
+      {"cn=#041", "bad character in #hex value at offset 6"},
+      {"cn=\\c3", "value is not valid UTF-8 at offset 3"},
+      {"1.2..3=x", "malformed numeric OID at offset 0"},
+      {"01.2=x", "malformed numeric OID at offset 0"},
+      {"OID.2.5.4.3=x", "'=' expected after attribute type 'OID' at offset 3"},
+      {"c_n=x", "'=' expected after attribute type 'c' at offset 1"},
+      {" ", "DN consists only of spaces at offset 1"},
+      {"cn=a b c,o=x,", "separator at the end, RDN missing at offset 13"},
+  };
+  for (const Case& c : cases) {
+    Result<Dn> dn = ParseDn(c.dn);
+    INFO(c.dn);
+    REQUIRE_FALSE(dn.ok());
+    CHECK(dn.status().code() == StatusCode::kInvalidArgument);
+    CHECK_MESSAGE(dn.status().message().find(c.message) != std::string::npos,
+                  dn.status().message());
+    CHECK(dn.status().message().find("invalid DN '") == 0);
+  }
+}
+
+TEST_CASE("a raw NUL byte is not allowed in a DN") {
+  Result<Dn> dn = ParseDn(std::string_view("cn=a\0b", 6));
+  REQUIRE_FALSE(dn.ok());
+  CHECK(dn.status().message().find("NUL byte in value at offset 4") != std::string::npos);
+}
+
+TEST_CASE("NormalizeDn matches slapdn -N") {
+  // Each pair was printed by `slapdn -N` of OpenLDAP 2.5.13 with the core,
+  // cosine, inetorgperson and nis schemas.
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  const Case cases[] = {
+      {"CN=Foo  Bar ,dc=Example+ou=X", "cn=foo bar,dc=example+ou=x"},
+      {"ou=X+dc=Example", "dc=example+ou=x"},
+      {"uid=A\\2C b,DC=COM", "uid=a\\2C b,dc=com"},
+      {"cn=a\\+b+sn=z,o=x", "cn=a\\2Bb+sn=z,o=x"},
+      {"commonName=ÅNGSTRÖM", "cn=ångström"},
+      {"cn=ｆｏｏ", "cn=foo"},
+      {"c=us", "c=us"},
+      {"member=cn=foo\\,dc=x", "member=cn\\3Dfoo\\2Cdc\\3Dx"},
+      {"seeAlso=CN=X", "seeAlso=cn\\3Dx"},
+      {"cn=a\\\"b\\<\\>\\;\\=c", "cn=a\\22b\\3C\\3E\\3B\\3Dc"},
+      {"cn=\\#x", "cn=\\23x"},
+      {"cn=\\ x\\ ", "cn=x"},
+      {"cn=\\20\\20x", "cn=x"},
+      {"2.5.4.3=Foo", "cn=foo"},
+      {"cn=a ; o=b", "cn=a,o=b"},
+      {"cn = a , o = b", "cn=a,o=b"},
+      {"  cn=x  ", "cn=x"},
+      {"cn=a,  o=b", "cn=a,o=b"},
+      {"cn=a b   +sn=c", "cn=a b+sn=c"},
+      {"cn=a#b", "cn=a#b"},
+      {"cn=a=b", "cn=a\\3Db"},
+      {"cn;lang-en=x", "cn=x"},
+      {"cn;binary=x", "cn=x"},
+      {"createTimestamp=20240101120000Z", "createTimestamp=20240101120000Z"},
+      {"createTimestamp=20240101120000.5Z", "createTimestamp=20240101120000.5Z"},
+      {"modifyTimestamp=20240101120000\\2B0100", "modifyTimestamp=20240101110000Z"},
+      {"createTimestamp=20241231233000-0130", "createTimestamp=20250101010000Z"},
+      {"ou=  multiple    spaces  ", "ou=multiple spaces"},
+      {"cn=\\c3\\a5", "cn=å"},
+      {"cn=\\E2\\84\\AB", "cn=å"},
+      {"cn=ﬁ", "cn=fi"},
+      {"st=x+l=y+cn=z", "cn=z+l=y+st=x"},
+      {"uid=a b+cn=z", "cn=z+uid=a b"},
+      {"ou=x+cn=y+dc=z+uid=w+l=q+mail=m", "cn=y+dc=z+l=q+mail=m+ou=x+uid=w"},
+      {"displayName=a+dITRedirect=cn\\3Dx", "dITRedirect=cn\\3Dx+displayName=a"},
+      {"cn=a\\\\b", "cn=a\\5Cb"},
+      {"o=a\\\\\\,b", "o=a\\5C\\2Cb"},
+      {"cn=\"quoted, value\"", "cn=quoted\\2C value"},
+      {"cn = \"a\"  , o=x", "cn=a,o=x"},
+      {"cn=\"a\\\"b\"", "cn=a\\22b"},
+      {"mail=Foo@Example.COM", "mail=foo@example.com"},
+      {"uidNumber=12", "uidNumber=12"},
+      {"userPassword=Secret", "userPassword=Secret"},
+      {"userPassword=\\20x\\20", "userPassword=\\20x\\20"},
+      {"postalCode=AB 12", "postalCode=ab 12"},
+      {"telephoneNumber=\\2B1 555-12 34", "telephoneNumber=\\2B15551234"},
+      {"name=Foo", "name=foo"},
+      {"ou=a\\,b", "ou=a\\2Cb"},
+      {"ou=-", "ou=-"},
+      {"o=x;dc=y", "o=x,dc=y"},
+      {"dc=x\\2c", "dc=x\\2C"},
+      {"cn=a\\0Ab", "cn=a b"},
+      {"cn=a\\C2\\A0b", "cn=a b"},
+      {"uniqueMember=cn=x#'0101'B", "uniqueMember=cn\\3Dx#'0101'B"},
+      {"x500UniqueIdentifier='0101'B", "x500UniqueIdentifier='0101'B"},
+      {"", ""},
+  };
+  for (const Case& c : cases) CHECK_MESSAGE(Norm(c.in) == c.out, c.in);
+}
+
+TEST_CASE("NormalizeDn where dirload deliberately differs from slapd") {
+  // objectIdentifierMatch values fold to numeric OIDs (slapd keeps the name
+  // as written, so it would treat these two DNs as different entries).
+  CHECK(Norm("objectClass=inetOrgPerson") == "objectClass=2.16.840.1.113730.3.2.2");
+  CHECK(Norm("OBJECTCLASS=INETORGPERSON") == "objectClass=2.16.840.1.113730.3.2.2");
+  // RFC 4518 maps TAB to SPACE and folds U+00DF; slapd keeps both.
+  CHECK(Norm("cn=a\\09b") == "cn=a b");
+  CHECK(Norm("cn=Stra\\C3\\9Fe") == "cn=strasse");
+  // UUIDs are lower-cased.
+  CHECK(Norm("entryUUID=ABCDEF01-2345-6789-abcd-ef0123456789") ==
+        "entryUUID=abcdef01-2345-6789-abcd-ef0123456789");
+}
+
+TEST_CASE("NormalizeDn rejects what slapd rejects") {
+  struct Case {
+    const char* dn;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"cn=#0403666f6f,dc=x", "#hex (BER) value of 'cn' is not supported"},
+      {"x500UniqueIdentifier=#0303", "#hex (BER) value"},
+      {"foo=bar", "undefined attribute type 'foo'"},
+      {"1.2.3.4=y", "undefined attribute type '1.2.3.4'"},
+      {"cn=", "empty value for 'cn'"},
+      {"dc=", "empty value for 'dc'"},
+      {"uidNumber=007", "leading zero"},
+      {"uidNumber=-0", "leading zero or negative zero"},
+      {"c=USA", "Country String"},
+      {"c=u", "Country String"},
+      {"dc=Ä", "IA5 String"},
+      {"cn=a+cn=b", "attribute type 'cn' twice in one RDN"},
+      {"cn=a+commonName=b", "attribute type 'cn' twice in one RDN"},
+      {"jpegPhoto=x", "attribute type 'jpegPhoto' has no equality matching rule"},
+      {"modifyTimestamp=20240101123000-2400", "generalized time"},
+      {"seeAlso=not a dn", "invalid DN 'not a dn'"},
+      {"userPassword=\\ff\\01", "not valid UTF-8"},
+  };
+  for (const Case& c : cases) {
+    Result<std::string> n = NormalizeDn(BuiltinSchema(), c.dn);
+    INFO(c.dn);
+    REQUIRE_FALSE(n.ok());
+    CHECK_MESSAGE(n.status().message().find(c.message) != std::string::npos, n.status().message());
+  }
+  // The message shows the DN as the caller wrote it.
+  CHECK(NormalizeDn(BuiltinSchema(), "CN=a+cn=b").status().message() ==
+        "invalid DN 'CN=a+cn=b': attribute type 'cn' twice in one RDN");
+}
+
+TEST_CASE("normalised DNs are fixed points") {
+  for (const char* dn :
+       {"CN=Foo  Bar ,dc=Example+ou=X", "member=cn=foo\\,dc=x", "cn=a\\\"b\\<\\>\\;\\=c",
+        "userPassword=\\20x\\20", "cn=\\#x", "telephoneNumber=\\2B1 555-12 34", "o=a\\\\\\,b"}) {
+    const std::string once = Norm(dn);
+    CHECK_MESSAGE(Norm(once) == once, dn);
+  }
+}
+
+TEST_CASE("ParentDn and IsUnder on normalised DNs") {
+  CHECK(ParentDn("cn=a,ou=x,dc=com") == "ou=x,dc=com");
+  CHECK(ParentDn("dc=com") == "");
+  CHECK(ParentDn("") == "");
+  CHECK(ParentDn(Norm("cn=a\\,b,dc=com")) == "dc=com");
+
+  CHECK(IsUnder("ou=x,dc=com", "dc=com"));
+  CHECK(IsUnder("dc=com", "dc=com"));
+  CHECK(IsUnder("dc=com", ""));
+  CHECK(IsUnder("", ""));
+  CHECK_FALSE(IsUnder("ou=x,xdc=com", "dc=com"));
+  CHECK_FALSE(IsUnder("dc=com", "ou=x,dc=com"));
+  CHECK_FALSE(IsUnder("", "dc=com"));
+  // An escaped comma is not an RDN boundary.
+  CHECK_FALSE(IsUnder(Norm("cn=a\\,dc=com"), "dc=com"));
+  CHECK(IsUnder(Norm("CN=A, DC=Example, DC=COM"), Norm("dc=example,dc=com")));
+}
+
+TEST_CASE("DnSortKey layout") {
+  CHECK(DnSortKey("cn=a,ou=x,dc=com") == std::string("dc=com\0ou=x\0cn=a", 16));
+  CHECK(DnSortKey("dc=com") == "dc=com");
+  CHECK(DnSortKey("") == "");
+  CHECK(DnSortKey("cn=a\\2Cb,dc=com") == std::string("dc=com\0cn=a\\2Cb", 15));
+  CHECK(DnSortKey("cn=a+sn=b,dc=com") == std::string("dc=com\0cn=a+sn=b", 16));
+  CHECK(DnDescendantPrefix("dc=com") == std::string("dc=com\0", 7));
+  CHECK(DnDescendantPrefix("") == "");
+  CHECK(DnSortKeyParent(std::string("dc=com\0ou=x\0cn=a", 16)) == std::string("dc=com\0ou=x", 11));
+  CHECK(DnSortKeyParent("dc=com") == "");
+}
+
+TEST_CASE("DnSortKey puts every subtree in one contiguous key range") {
+  // A fixed-seed random tree, with RDN values chosen to collide on prefixes
+  // ("a", "a b", "ab", "a,b" ...) where a naive string layout would interleave
+  // subtrees.
+  std::mt19937 rng(20240601);
+  const char* values[] = {"a", "a b", "ab", "a\\,b", "a\\2B", "b", "\\#a", "A0", "z"};
+  std::vector<std::string> dns = {"dc=com", "dc=org"};
+  while (dns.size() < 400) {
+    const std::string& parent = dns[rng() % dns.size()];
+    const char* type = (rng() % 2) ? "cn" : "ou";
+    std::string dn = std::string(type) + "=" + values[rng() % std::size(values)];
+    if (rng() % 5 == 0) dn += "+sn=" + std::string(values[rng() % std::size(values)]);
+    dn += "," + parent;
+    Result<std::string> n = NormalizeDn(BuiltinSchema(), dn);
+    REQUIRE_MESSAGE(n.ok(), dn);
+    if (std::find(dns.begin(), dns.end(), *n) == dns.end()) dns.push_back(*n);
+  }
+  std::vector<std::pair<std::string, std::string>> keyed;  // (key, dn)
+  for (const std::string& dn : dns) keyed.emplace_back(DnSortKey(dn), dn);
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t i = 1; i < keyed.size(); ++i) CHECK(keyed[i - 1].first != keyed[i].first);
+
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    const auto& [key, dn] = keyed[i];
+    CHECK(DnSortKeyParent(key) == DnSortKey(ParentDn(dn)));
+    const std::string prefix = DnDescendantPrefix(key);
+    // Descendants are exactly the entries right after this one that share
+    // the prefix; nothing with the prefix appears elsewhere.
+    size_t j = i + 1;
+    while (j < keyed.size() && keyed[j].first.starts_with(prefix)) {
+      CHECK(IsUnder(keyed[j].second, dn));
+      CHECK(keyed[j].second != dn);
+      ++j;
+    }
+    size_t expected = 0;
+    for (const auto& other : keyed) {
+      if (other.second != dn && IsUnder(other.second, dn)) ++expected;
+    }
+    CHECK_MESSAGE(j - i - 1 == expected, dn);
+    // Children: in the range, with no separator after the prefix.
+    for (size_t k = i + 1; k < j; ++k) {
+      const bool child = keyed[k].first.find('\0', prefix.size()) == std::string::npos;
+      CHECK(child == (ParentDn(keyed[k].second) == dn));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dirload

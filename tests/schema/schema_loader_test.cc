@@ -20,9 +20,9 @@ constexpr const char* kSystemSchemaDir = "/etc/ldap/schema";
 
 // The order slapd needs: each file after the ones it refers to.
 const char* const kAllSchemaFiles[] = {
-    "core",   "cosine",  "inetorgperson", "nis",    "misc",        "openldap", "dyngroup",
-    "collective", "corba", "java",        "duaconf", "msuser",     "namedobject", "pmi",
-    "dsee",
+    "core",     "cosine",   "inetorgperson", "nis",   "misc",
+    "openldap", "dyngroup", "collective",    "corba", "java",
+    "duaconf",  "msuser",   "namedobject",   "pmi",   "dsee",
 };
 
 // A fresh directory per test case, removed afterwards.
@@ -144,12 +144,13 @@ TEST_CASE("every /etc/ldap/schema file loads in dependency order") {
   // NetscapeRoot macro dyngroup.schema defined, with the same OID.
   CHECK(schema.FindAttribute("targetUniqueId") == nullptr);
   const auto has = [&](std::string_view needle) {
-    return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) {
-      return w.find(needle) != std::string::npos;
-    });
+    return std::any_of(warnings.begin(), warnings.end(),
+                       [&](const std::string& w) { return w.find(needle) != std::string::npos; });
   };
-  CHECK(has("dsee.schema:96: unknown directive 'attributeype' ignored"));
-  CHECK(has("dsee.schema:25: objectidentifier 'NetscapeRoot' previously defined"));
+  CHECK(has("unknown directive 'attributeype' ignored"));
+  CHECK(has("objectidentifier 'NetscapeRoot' previously defined"));
+  for (const std::string& w : warnings)
+    CHECK_MESSAGE(w.find("/etc/ldap/schema/dsee.schema:") == 0, w);
   // The X-ORDERED extension of dgAuthz is kept, uninterpreted.
   const AttributeType* dg = schema.FindAttribute("dgAuthz");
   REQUIRE(dg != nullptr);
@@ -225,8 +226,8 @@ TEST_CASE("statements: continuation lines, comments, keywords in any case") {
   REQUIRE(oc != nullptr);
   CHECK(oc->kind == ObjectClassKind::kAuxiliary);
   CHECK(oc->must.size() == 2);
-  CHECK(oc->may == std::vector<const AttributeType*>{s->FindAttribute("cn"),
-                                                      s->FindAttribute("description")});
+  CHECK(oc->may ==
+        std::vector<const AttributeType*>{s->FindAttribute("cn"), s->FindAttribute("description")});
 }
 
 TEST_CASE("errors name the source and the statement's first line") {
@@ -247,8 +248,7 @@ TEST_CASE("errors name the source and the statement's first line") {
        "not found"},
       {"attributetype ( 1.2.3.4 NAME 'x1' EQUALITY caseIgnoreSubstringsMatch SUP name )\n",
        "cannot be used for EQUALITY"},
-      {"attributetype ( 1.2.3.4 NAME 'x1' EQUALITY caseIgnoreMatch )\n",
-       "SYNTAX or SUP required"},
+      {"attributetype ( 1.2.3.4 NAME 'x1' EQUALITY caseIgnoreMatch )\n", "SYNTAX or SUP required"},
       {"attributetype ( 1.2.3.4 NAME 'x1' SYNTAX 1.2.3.99 )\n", "syntax '1.2.3.99' not found"},
       {"attributetype ( 1.2.3.4 NAME 'x1' SUP name SUP name )\n", "keyword SUP repeated"},
       {"attributetype ( 1.2.3.4 NAME 'x1' SUP name FROB )\n", "unknown keyword 'FROB'"},
@@ -338,8 +338,7 @@ TEST_CASE("ApplySchemaDirective serves a slapd.conf reader") {
   CHECK(IsSchemaDirective("AttributeType"));
   CHECK(IsSchemaDirective("objectclass"));
   CHECK_FALSE(IsSchemaDirective("database"));
-  REQUIRE(ApplySchemaDirective(&s.value(), "attributetype",
-                               "( 1.2.3.4 NAME 'confAttr' SUP name )")
+  REQUIRE(ApplySchemaDirective(&s.value(), "attributetype", "( 1.2.3.4 NAME 'confAttr' SUP name )")
               .ok());
   CHECK(s->FindAttribute("confAttr") != nullptr);
   CHECK_FALSE(ApplySchemaDirective(&s.value(), "database", "mdb").ok());
