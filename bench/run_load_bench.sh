@@ -38,6 +38,7 @@ include /etc/ldap/schema/inetorgperson.schema
 include /etc/ldap/schema/nis.schema
 modulepath /usr/lib/ldap
 moduleload back_mdb
+tool-threads 2
 database mdb
 suffix "$suffix"
 directory $work/slapd-db
@@ -66,7 +67,7 @@ run() {
 }
 
 for ((i = 1; i <= runs; i++)); do
-  run slapadd-q "$work/slapd-db" slapadd -q -f "$work/slapd.conf" -l "$ldif" -o tool-threads=2
+  run slapadd-q "$work/slapd-db" slapadd -q -f "$work/slapd.conf" -l "$ldif"
   run dirload-lmdb "$work/dl-lmdb" "$dirload" add --no-index --progress never \
     --db "$work/dl-lmdb" --suffix "$suffix" -l "$ldif"
   run dirload-bdb "$work/dl-bdb" "$dirload" add --no-index --progress never --backend bdb \

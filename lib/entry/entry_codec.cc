@@ -8,6 +8,18 @@ void EncodeEntry(std::string_view dn, const std::vector<ValueRef>& values, std::
   out->push_back(static_cast<char>(kEntryFormatVersion));
   PutVarint(dn.size(), out);
   out->append(dn);
+  EncodeValues(values, out);
+}
+
+void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
+                           std::string* out) {
+  out->push_back(static_cast<char>(kEntryFormatVersion));
+  PutVarint(dn.size(), out);
+  out->append(dn);
+  out->append(encoded_values);
+}
+
+void EncodeValues(const std::vector<ValueRef>& values, std::string* out) {
   size_t runs = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     runs += i == 0 || values[i].description != values[i - 1].description;

@@ -51,6 +51,12 @@ struct EntryView {
 // Appends the encoding of (dn, values) to `out`.
 void EncodeEntry(std::string_view dn, const std::vector<ValueRef>& values, std::string* out);
 
+// The same in two steps, so that the values can be encoded on another thread
+// before the DN is known: EncodeValues writes the part after the DN, and
+// EncodeEntryFromValues puts the version and DN in front of it.
+void EncodeValues(const std::vector<ValueRef>& values, std::string* out);
+void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values, std::string* out);
+
 // Decodes `bytes` into `*entry` (cleared first). Corruption when the bytes are
 // not a complete version-1 encoding.
 Status DecodeEntry(std::string_view bytes, EntryView* entry);

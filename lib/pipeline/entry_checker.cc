@@ -117,10 +117,12 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     // refuses them too).
     if (!info.error.ok() && (check_schema_ || info.error_is_syntax)) return info.error;
     if (check_schema_) {
-      Status valid = ValidateValue(*info.type, a.value);
       // slapadd normalises every value with its equality rule and refuses the
       // entry when that fails (a member that is no DN, a time that is no time).
+      // For DNs that normalisation is also the syntax check: parse them once.
       const MatchingRule* eq = info.type->equality;
+      const bool dn_rule = eq != nullptr && eq->normalizer == Normalizer::kDistinguishedName;
+      Status valid = dn_rule ? Status::Ok() : ValidateValue(*info.type, a.value);
       if (valid.ok() && eq != nullptr && eq->normalizer != Normalizer::kOctetString &&
           SlapaddRejectsUnnormalizable(eq->normalizer)) {
         valid = NormalizeEquality(*schema_, *info.type, a.value, &scratch_);

@@ -1,5 +1,7 @@
 #include "lib/pipeline/loader.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -57,7 +59,8 @@ Status Loader::Begin() {
   return store_->Sync();
 }
 
-Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line) {
+Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
+                                   const std::string* sort_key) {
   *line = 0;
   if (auto it = holes_.find(ndn); it != holes_.end()) return Found::kHole;
   if (store_ == nullptr) {
@@ -66,8 +69,9 @@ Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line) {
     *line = it->second;
     return Found::kStored;
   }
-  DIRLOAD_ASSIGN_OR_RETURN(bool found,
-                           store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
+  DIRLOAD_ASSIGN_OR_RETURN(
+      bool found,
+      store_->Get(kDn2IdTable, sort_key ? *sort_key : EntryChecker::SortKey(ndn), &value_));
   if (!found) return Found::kNone;
   if (value_.size() == 8) {
     EntryId id = GetBigEndian64(value_);
@@ -105,6 +109,8 @@ struct Loader::Item {
   std::string ndn;
   std::string pretty_rdn;  // the entry's own RDN, insignificant spaces removed
   std::string pretty_dn;
+  std::string sort_key;        // dn2id key
+  std::string encoded_values;  // id2entry value after the DN (lib/entry)
   EntryChecker::Prepared prepared;
 };
 
@@ -118,7 +124,7 @@ struct Loader::Batch {
   uint64_t parsed_bytes = 0;
 };
 
-void Loader::Check(EntryChecker* checker, Item* item) const {
+void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   if (item->read_error) return;
   const ldif::Record& r = item->record;
   if (r.kind() == ldif::RecordKind::kChange) {
@@ -137,6 +143,17 @@ void Loader::Check(EntryChecker* checker, Item* item) const {
     item->error = Status::InvalidArgument("not under the suffix '" + options_.suffix + "'");
     return;
   }
+  if (item->ndn.empty()) {
+    item->error = Status::InvalidArgument("the empty DN (the root DSE) cannot be loaded");
+    return;
+  }
+  item->sort_key = EntryChecker::SortKey(item->ndn);
+  if (item->sort_key.size() > kMaxKeySize) {
+    item->error = Status::InvalidArgument("DN too long: " + std::to_string(item->sort_key.size()) +
+                                          " bytes normalised, at most " +
+                                          std::to_string(kMaxKeySize));
+    return;
+  }
   item->pretty_dn = dn.ToString();
   item->pretty_rdn.clear();
   if (!dn.empty()) {
@@ -145,6 +162,21 @@ void Loader::Check(EntryChecker* checker, Item* item) const {
     item->pretty_rdn = own.ToString();
   }
   item->error = checker->Prepare(r, dn, &item->prepared);
+  if (!item->error.ok()) return;
+  // Description ids: looked up in this worker's table, which is filled from
+  // the shared dictionary the first time each description shows up.
+  std::vector<ValueRef>& values = local->values;
+  values.clear();
+  for (const auto& [description, value] : item->prepared.values) {
+    auto it = local->ids.find(description.data());
+    if (it == local->ids.end()) {
+      std::lock_guard<std::mutex> lock(dictionary_mu_);
+      it = local->ids.emplace(description.data(), dictionary_.Intern(description)).first;
+    }
+    values.push_back({it->second, value});
+  }
+  item->encoded_values.clear();
+  EncodeValues(values, &item->encoded_values);
 }
 
 Status Loader::Process(Item* item) {
@@ -162,7 +194,7 @@ Status Loader::Process(Item* item) {
   if (!item->error.ok()) return Reject(line, std::string(record->dn()), item->error.message(), record);
   const std::string& ndn = item->ndn;
   uint64_t other = 0;
-  DIRLOAD_ASSIGN_OR_RETURN(Found self, Find(ndn, &other));
+  DIRLOAD_ASSIGN_OR_RETURN(Found self, Find(ndn, &other, &item->sort_key));
   if (self == Found::kStored) {
     return Reject(line, std::string(record->dn()),
                   other ? "duplicate DN: already given at line " + std::to_string(other)
@@ -190,7 +222,7 @@ Status Loader::Process(Item* item) {
       if (!parent_dn.empty()) stored_dn = item->pretty_rdn + "," + parent_dn;
     }
   }
-  return Insert(id, *record, item->prepared, ndn, stored_dn);
+  return Insert(id, *record, *item, stored_dn);
 }
 
 Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn) {
@@ -233,9 +265,9 @@ Result<std::string> Loader::StoredDn(const std::string& ndn) {
   return dn;
 }
 
-Status Loader::Insert(EntryId id, const ldif::Record& record,
-                      const EntryChecker::Prepared& prepared, const std::string& ndn,
+Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
                       const std::string& stored_dn) {
+  const std::string& ndn = item.ndn;
   summary_.last_id = std::max(summary_.last_id, id);
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
@@ -247,12 +279,8 @@ Status Loader::Insert(EntryId id, const ldif::Record& record,
     dry_run_dns_.emplace(ndn, record.line());
     return Status::Ok();
   }
-  values_.clear();
-  for (const auto& [description, value] : prepared.values) {
-    values_.push_back({dictionary_.Intern(description), value});
-  }
   value_.clear();
-  EncodeEntry(stored_dn, values_, &value_);
+  EncodeEntryFromValues(stored_dn, item.encoded_values, &value_);
   key_.clear();
   PutBigEndian64(id, &key_);
   if (id + 1 == next_id_ && id >= append_floor_) {
@@ -262,9 +290,10 @@ Status Loader::Insert(EntryId id, const ldif::Record& record,
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kId2EntryTable, key_, value_));
   }
   append_floor_ = std::max(append_floor_, id + 1);
-  DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, EntryChecker::SortKey(ndn), key_));
+  DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, item.sort_key, key_));
   if (++since_commit_ >= options_.commit_every) {
     since_commit_ = 0;
+    std::lock_guard<std::mutex> lock(dictionary_mu_);
     if (dictionary_.size() != dictionary_saved_) {
       DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));
       dictionary_saved_ = dictionary_.size();
@@ -330,7 +359,7 @@ Status Loader::RemoveOrphans() {
 Status Loader::Finish() {
   DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
   if (store_ == nullptr) return Status::Ok();
-  DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));
+  DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));  // the workers are gone
   DatabaseMeta meta;
   meta.state = DatabaseState::kLoading;
   meta.suffix = options_.suffix;
@@ -375,14 +404,21 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
 // Destruction stops and joins every thread, whatever state they are in.
 class Loader::Pipeline {
  public:
-  Pipeline(const Loader* loader, ldif::Reader* reader, const EntryChecker& prototype,
+  Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype,
            unsigned workers, size_t batch_records)
       : loader_(loader), reader_(reader), batch_records_(batch_records) {
     size_t depth = 2 * static_cast<size_t>(workers) + 2;
     for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<Batch>());
-    reader_thread_ = std::thread([this] { ReadLoop(); });
+    reader_thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "dirload-read");
+      ReadLoop();
+    });
     for (unsigned i = 0; i < workers; ++i) {
-      workers_.emplace_back([this, checker = prototype]() mutable { WorkLoop(&checker); });
+      workers_.emplace_back([this, checker = prototype]() mutable {
+        pthread_setname_np(pthread_self(), "dirload-check");
+        WorkerState local;
+        WorkLoop(&checker, &local);
+      });
     }
   }
   ~Pipeline() {
@@ -467,7 +503,7 @@ class Loader::Pipeline {
     b->parsed_bytes = reader_->bytes_parsed();
   }
 
-  void WorkLoop(EntryChecker* checker) {
+  void WorkLoop(EntryChecker* checker, WorkerState* local) {
     for (;;) {
       Batch* b;
       {
@@ -477,14 +513,14 @@ class Loader::Pipeline {
         b = work_.front();
         work_.pop_front();
       }
-      for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, &b->items[i]);
+      for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, local, &b->items[i]);
       std::lock_guard<std::mutex> lock(mu_);
       b->checked = true;
       cv_.notify_all();
     }
   }
 
-  const Loader* loader_;
+  Loader* loader_;
   ldif::Reader* reader_;
   size_t batch_records_;
   std::mutex mu_;

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -94,17 +95,22 @@ class Loader {
   struct Item;
   struct Batch;
   class Pipeline;
+  // What one checking worker keeps between records.
+  struct WorkerState {
+    std::unordered_map<const char*, uint32_t> ids;  // canonical description -> dictionary id
+    std::vector<ValueRef> values;
+  };
   static constexpr size_t kRecentDns = 4096;
 
   Status Begin();
   Status Finish();
   // Worker side: the checks that need only the record itself.
-  void Check(EntryChecker* checker, Item* item) const;
+  void Check(EntryChecker* checker, WorkerState* local, Item* item);
   // Calling thread, in input order: the checks that need earlier records, then the write.
   Status Process(Item* item);
   Status ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn);
-  Status Insert(EntryId id, const ldif::Record& record, const EntryChecker::Prepared& prepared,
-                const std::string& ndn, const std::string& stored_dn);
+  Status Insert(EntryId id, const ldif::Record& record, const Item& item,
+                const std::string& stored_dn);
   // The stored DN of an entry, "" when it is not stored (yet).
   Result<std::string> StoredDn(const std::string& ndn);
   // Rejects (and removes) every entry below a reserved ID that never arrived.
@@ -115,7 +121,8 @@ class Loader {
                 const ldif::Record* record);
   Status RejectText(uint64_t line, const std::string& dn, const std::string& why,
                     std::string_view text);
-  Result<Found> Find(const std::string& ndn, uint64_t* line);
+  Result<Found> Find(const std::string& ndn, uint64_t* line,
+                     const std::string* sort_key = nullptr);
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
@@ -126,6 +133,7 @@ class Loader {
 
   std::string file_;
   std::string nsuffix_;
+  std::mutex dictionary_mu_;  // workers add descriptions while the writer saves them
   AttributeDictionary dictionary_;
   size_t dictionary_saved_ = 0;
   EntryId next_id_ = 1;
@@ -139,7 +147,6 @@ class Loader {
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;
   std::string key_, value_;
-  std::vector<ValueRef> values_;
   PhaseClock clock_;
   double last_progress_ = -1;
 };

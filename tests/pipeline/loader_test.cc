@@ -205,3 +205,22 @@ TEST_CASE("appending to a ready database continues the IDs; another suffix is re
 
 }  // namespace
 }  // namespace dirload
+
+namespace dirload {
+namespace {
+
+TEST_CASE("a DN too long for a dn2id key is rejected, not a storage failure") {
+  testing::TempDir dir;
+  Run run;
+  std::string uid(600, 'x');
+  LoadInto(Backend::kLmdb, dir.File("db"), std::string(kTop) + kPeople + Person(uid) + Person("b"),
+           true, &run);
+  REQUIRE(run.summary.ok());
+  CHECK(run.summary->entries_loaded == 3);
+  REQUIRE(run.rejects.messages.size() == 1);
+  CHECK(run.rejects.messages[0].find("in.ldif:11: ") == 0);
+  CHECK(run.rejects.messages[0].find("DN too long") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace dirload
