@@ -56,14 +56,16 @@ run() {
   sync
   local t0 t1 rss
   t0=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$work/time.out" "$@" > "$work/cmd.out" 2>&1 ||
+  /usr/bin/time -f "%M %U %S" -o "$work/time.out" "$@" > "$work/cmd.out" 2>&1 ||
     { cat "$work/cmd.out" >&2; echo "$name failed" >&2; exit 1; }
   sync -f "$db"
   t1=$(date +%s.%N)
-  rss=$(tail -n1 "$work/time.out")
+  read -r rss user sys < <(tail -n1 "$work/time.out")
+  # Blocks in use, not apparent size: LMDB files are sparse up to the map size.
   local size
-  size=$(du -sb "$db" | cut -f1)
-  printf '%s %.3f %s %s\n' "$name" "$(echo "$t1 - $t0" | bc -l)" "$rss" "$size" | tee -a "$results"
+  size=$(($(du -sk "$db" | cut -f1) * 1024))
+  printf '%s %.3f %s %s %.2f\n' "$name" "$(echo "$t1 - $t0" | bc -l)" "$rss" "$size" \
+    "$(echo "$user + $sys" | bc -l)" | tee -a "$results"
 }
 
 for ((i = 1; i <= runs; i++)); do
@@ -77,7 +79,7 @@ done
 echo
 echo "entries: $entries   LDIF: $(du -b "$ldif" | cut -f1) bytes   runs: $runs (medians)"
 awk '
-  { wall[$1] = wall[$1] " " $2; rss[$1] = $3; size[$1] = $4 }
+  { wall[$1] = wall[$1] " " $2; cpu[$1] = cpu[$1] " " $5; rss[$1] = $3; size[$1] = $4 }
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -85,9 +87,9 @@ awk '
   }
   END {
     base = median(wall["slapadd-q"])
-    printf "%-14s %10s %12s %14s %10s\n", "tool", "wall s", "peak RSS MB", "database MB", "speed-up"
+    printf "%-14s %8s %8s %12s %12s %9s\n", "tool", "wall s", "CPU s", "peak RSS MB", "database MB", "speed-up"
     for (k in wall) {
       m = median(wall[k])
-      printf "%-14s %10.2f %12.1f %14.1f %9.1fx\n", k, m, rss[k] / 1024, size[k] / 1e6, base / m
+      printf "%-14s %8.2f %8.2f %12.1f %12.1f %8.1fx\n", k, m, median(cpu[k]), rss[k] / 1024, size[k] / 1e6, base / m
     }
   }' "$results"
