@@ -5,12 +5,14 @@
 
 #include "ldif/reader.h"
 #include "lib/pipeline/entry_checker.h"
+#include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
 #include "lib/pipeline/run_stats.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
 #include "tools/progress_printer.h"
+#include "tools/run_report.h"
 
 namespace dirload::tools {
 namespace {
@@ -28,6 +30,7 @@ struct AddArgs {
   std::string progress = "auto";
   std::string stats_file;
   std::string max_record_size = "64M";
+  IndexBuildArgs index_build;
 };
 
 // Writes rejected records, each after a comment naming its line and reason.
@@ -58,17 +61,15 @@ int RunAdd(const AddArgs& a) {
   if (a.db.verbose) {
     for (const std::string& n : db->notes) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
   }
-  if (!a.no_index && !db->index_lines.empty()) {
-    std::fprintf(stderr,
-                 "dirload: warning: this version does not build indexes yet (phase 2); the "
-                 "%zu index line(s) of the configuration are not applied\n",
-                 db->index_lines.size());
-  }
   Result<uint64_t> max_record = ParseByteSize(a.max_record_size);
   if (!max_record.ok()) return ReportError(max_record.status());
   Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);
   if (!schema.ok()) return ReportError(schema.status());
   EntryChecker checker(schema->get(), !a.no_schema_check);
+  Result<IndexConfig> index_config = BuildIndexConfig(**schema, *db);
+  if (!index_config.ok()) return ReportError(index_config.status());
+  Result<IndexRunOptions> index_options = ResolveIndexBuild(a.index_build);
+  if (!index_options.ok()) return ReportError(index_options.status());
 
   Result<std::unique_ptr<ldif::ByteSource>> source = ldif::OpenByteSource(a.ldif);
   if (!source.ok()) return ReportError(source.status());
@@ -117,11 +118,11 @@ int RunAdd(const AddArgs& a) {
     return code;
   }
 
-  if (!a.stats_file.empty()) {
-    RunStats stats;
-    stats.command = "add";
-    stats.backend = std::string(BackendName(db->backend));
-    stats.database = db->dir;
+  RunStats stats;
+  stats.command = "add";
+  stats.backend = std::string(BackendName(db->backend));
+  stats.database = db->dir;
+  {
     PhaseStats p;
     p.name = "load";
     p.wall_seconds = clock.wall_seconds();
@@ -130,26 +131,24 @@ int RunAdd(const AddArgs& a) {
     p.bytes = summary->input_bytes;
     p.peak_rss_bytes = PeakRssBytes();
     p.counters.push_back({"rejected", static_cast<double>(summary->rejected)});
-    if (store) {
-      Result<CacheStats> cache = store->CacheStatistics();
-      if (cache.ok() && cache->available) {
-        p.counters.push_back({"cache.hits", static_cast<double>(cache->hits)});
-        p.counters.push_back({"cache.misses", static_cast<double>(cache->misses)});
-        p.counters.push_back({"cache.pages_read", static_cast<double>(cache->pages_read)});
-        p.counters.push_back({"cache.pages_written", static_cast<double>(cache->pages_written)});
-        p.counters.push_back({"cache.clean_evictions", static_cast<double>(cache->clean_evictions)});
-        p.counters.push_back({"cache.dirty_evictions", static_cast<double>(cache->dirty_evictions)});
-      }
-      Result<StoreStats> ss = store->Statistics();
-      if (ss.ok()) {
-        stats.totals.push_back({"database_bytes", static_cast<double>(ss->file_bytes)});
-        for (const TableStats& t : ss->tables) {
-          stats.totals.push_back({"table." + t.name + ".entries", static_cast<double>(t.entries)});
-          stats.totals.push_back({"table." + t.name + ".bytes", static_cast<double>(t.bytes)});
-        }
-      }
-    }
+    if (store) AddCacheCounters(store.get(), &p);
     stats.phases.push_back(std::move(p));
+  }
+  // Phase 2, unless asked not to or nothing is configured.
+  if (store && !a.no_index && !index_config->empty()) {
+    PhaseClock clock2;
+    Indexer indexer(store.get(), schema->get(), &*index_config, &progress);
+    Result<IndexRunSummary> built = indexer.Run(*index_options);
+    if (!built.ok()) {
+      int code = ReportError(built.status());
+      std::fprintf(stderr, "dirload: the entries are loaded but the indexes are stale; run "
+                           "'dirload index' to build them\n");
+      return code;
+    }
+    stats.phases.push_back(IndexPhaseStats(*built, clock2));
+  }
+  if (!a.stats_file.empty()) {
+    if (store) AddTableTotals(store.get(), &stats);
     std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
     out << stats.ToJson();
     if (!out) return ReportError(Status::IoError(a.stats_file + ": cannot write stats"));
@@ -186,6 +185,7 @@ CommandRunner RegisterAdd(CLI::App* app) {
                   "the writing thread (default 2)")
       ->check(CLI::Range(1u, 64u));
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
+  AddIndexBuildOptions(cmd, &a->index_build);
   cmd->add_option("--progress", a->progress, "progress line on stderr: auto (when a terminal), "
                                              "always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -14,6 +14,8 @@ using CommandRunner = std::function<int()>;
 
 CommandRunner RegisterAdd(CLI::App* app);
 CommandRunner RegisterCat(CLI::App* app);
+CommandRunner RegisterIndex(CLI::App* app);
+CommandRunner RegisterSearch(CLI::App* app);
 
 // Prints "dirload: MESSAGE" to stderr and returns the exit status that fits
 // the status code.

@@ -6,13 +6,15 @@
 
 namespace dirload::tools {
 
-void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* a, bool engine_options) {
+void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* a, bool engine_options, bool with_suffix) {
   cmd->add_option("-f,--config", a->config_file,
                   "slapd.conf to take the schema includes, suffix, directory, database type and "
                   "index lines from");
   cmd->add_option("-d,--db", a->db_dir, "database directory (overrides slapd.conf 'directory')");
-  a->suffix_option = cmd->add_option("-b,--suffix", a->suffix,
-                                     "suffix DN of the database (overrides slapd.conf)");
+  if (with_suffix) {
+    a->suffix_option = cmd->add_option("-b,--suffix", a->suffix,
+                                       "suffix DN of the database (overrides slapd.conf)");
+  }
   cmd->add_option("--backend", a->backend,
                   "storage engine: lmdb (default) or bdb (Berkeley DB 5.3); an existing "
                   "database is detected")
@@ -20,6 +22,9 @@ void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* a, bool engine_options) {
   cmd->add_option("--schema", a->schema_files,
                   "OpenLDAP .schema file to use instead of the built-in schema (repeatable)");
   cmd->add_flag("-v,--verbose", a->verbose, "say more: ignored slapd.conf lines, settings");
+  cmd->add_option("--index", a->index_lines,
+                  "an index, in slapd.conf syntax without the word 'index': "
+                  "\"cn,sn pres,eq,sub\" (repeatable; added to slapd.conf's)");
   if (!engine_options) return;
   cmd->add_option("--cache-size", a->cache_size,
                   "Berkeley DB cache size (e.g. 512M; DB_ENV->set_cachesize); LMDB has no cache "
@@ -42,6 +47,7 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
   std::string db_type;
   if (!a.config_file.empty()) {
     DIRLOAD_ASSIGN_OR_RETURN(SlapdConfig cfg, ReadSlapdConfig(a.config_file));
+    db.config_path = a.config_file;
     db.dir = cfg.directory;
     db.suffix = cfg.suffix;
     db.has_suffix = cfg.has_suffix;
@@ -58,6 +64,9 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
     db.has_suffix = true;
   }
   if (!a.schema_files.empty()) db.schema_files = a.schema_files;
+  for (size_t i = 0; i < a.index_lines.size(); ++i) {
+    db.index_lines.push_back({a.index_lines[i], -static_cast<int>(i + 1)});
+  }
   if (db.dir.empty()) {
     return Status::InvalidArgument("no database directory: give --db DIR or -f slapd.conf");
   }
@@ -107,6 +116,37 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
     if (a.page_size != 0) db.notes.push_back("--page-size has no effect on LMDB (the OS page size)");
   }
   return db;
+}
+
+void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* a) {
+  cmd->add_option("--index-method", a->method,
+                  "how phase 2 builds: sort (key/ID tuples sorted in bounded runs, appended in "
+                  "key order; default) or cache (ID lists through the IDL cache)")
+      ->check(CLI::IsMember({"sort", "cache"}));
+  cmd->add_option("--idl-cache-size", a->idl_cache_size,
+                  "cache method: ID lists kept in memory (0: every ID straight to its table)");
+  cmd->add_option("--sort-memory", a->sort_memory,
+                  "sort method: memory for one run before it is spilled (default 512M)");
+  cmd->add_option("--tmpdir", a->tmpdir, "sort method: where runs are spilled (default $TMPDIR)");
+}
+
+Result<IndexRunOptions> ResolveIndexBuild(const IndexBuildArgs& a) {
+  IndexRunOptions o;
+  DIRLOAD_ASSIGN_OR_RETURN(o.method, ParseIndexMethod(a.method));
+  o.builder.idl_cache_size = a.idl_cache_size;
+  DIRLOAD_ASSIGN_OR_RETURN(o.builder.sort_memory, ParseByteSize(a.sort_memory));
+  o.builder.tmpdir = a.tmpdir;
+  return o;
+}
+
+Result<IndexConfig> BuildIndexConfig(const Schema& schema, const ResolvedDatabase& db) {
+  std::vector<IndexConfig::Line> lines;
+  for (const SlapdConfig::IndexLine& l : db.index_lines) {
+    std::string where = l.line > 0 ? db.config_path + ":" + std::to_string(l.line)
+                                   : "--index " + std::to_string(-l.line);
+    lines.push_back({l.text, where});
+  }
+  return IndexConfig::Parse(schema, lines);
 }
 
 Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/index/index_spec.h"
+#include "lib/pipeline/indexer.h"
 #include "lib/pipeline/slapd_config.h"
 #include "lib/schema/schema.h"
 #include "lib/store/store.h"
@@ -30,13 +32,25 @@ struct DatabaseArgs {
   uint32_t page_size = 0;
   bool durable = false;
   bool verbose = false;
+  std::vector<std::string> index_lines;  // --index "attr[,attr] kinds"
+};
+
+// How phase 2 builds (add, index).
+struct IndexBuildArgs {
+  std::string method = "sort";
+  uint64_t idl_cache_size = 1u << 20;
+  std::string sort_memory = "512M";
+  std::string tmpdir;
 };
 
 // Registers the shared options on `cmd`; `engine_options` adds the cache and
 // engine settings (commands that only read skip them).
-void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* args, bool engine_options);
+// `with_suffix` registers -b/--suffix (search uses -b for its base instead).
+void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* args, bool engine_options,
+                        bool with_suffix = true);
 
 struct ResolvedDatabase {
+  std::string config_path;  // -f, or empty
   std::string dir;
   std::string suffix;
   bool has_suffix = false;  // the empty DN is a valid suffix
@@ -47,11 +61,18 @@ struct ResolvedDatabase {
   std::vector<std::string> notes;  // what slapd.conf said that dirload ignores
 };
 
+void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* args);
+
 // Applies slapd.conf (when -f) and the options. `creating`: the database may
 // not exist yet.
 Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& args, bool creating);
 
 // The built-in schema, or the system schema plus the given .schema files.
 Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db);
+
+// The index configuration: slapd.conf `index` lines, then --index options.
+Result<IndexConfig> BuildIndexConfig(const Schema& schema, const ResolvedDatabase& db);
+
+Result<IndexRunOptions> ResolveIndexBuild(const IndexBuildArgs& args);
 
 }  // namespace dirload::tools

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   std::map<std::string, CommandRunner> runners;
   runners["add"] = RegisterAdd(&app);
   runners["cat"] = RegisterCat(&app);
+  runners["index"] = RegisterIndex(&app);
+  runners["search"] = RegisterSearch(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

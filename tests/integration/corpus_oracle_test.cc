@@ -29,27 +29,43 @@ using testing::JsonValue;
 using testing::RunDirload;
 using testing::RunResult;
 
-// Cases where dirload's result is deliberately not slapadd's. `reference` names
-// the case whose recorded slapadd results dirload must match instead.
+// Cases where dirload's result is deliberately not slapadd's, and what dirload
+// must do instead.
+enum class Expect {
+  kLikeReference,  // what slapadd recorded for `reference`
+  // Load every record: `dirload cat` shows the input's entries, in order. Their
+  // attributes are not compared, as there is no slapcat output to compare with.
+  kLoadsInput,
+};
 struct KnownDifference {
   const char* case_name;
-  const char* reference;
+  const char* run;  // the run it applies to ("default", "skip_schema", "continue"); null: all
+  Expect expect;
+  const char* reference;  // for kLikeReference
   const char* reason;
 };
 constexpr const char* kVersionReason =
     "dirload reads RFC 2849's 'version: 1' line; slapadd 2.5 takes it for an attribute of the "
-    "first record and rejects that record, so dirload must do what slapadd does without the line";
+    "first record (or, before a blank line, for a record without a DN) and rejects it, so "
+    "dirload must do what slapadd does without the line";
 constexpr KnownDifference kKnownDifferences[] = {
-    {"rfc2849-ex1", "rfc2849-ex1-noversion", kVersionReason},
-    {"rfc2849-ex2", "rfc2849-ex2-noversion", kVersionReason},
-    {"rfc2849-ex3", "rfc2849-ex3-noversion", kVersionReason},
-    {"rfc2849-ex4", "rfc2849-ex4-noversion", kVersionReason},
-    {"rfc2849-ex5", "rfc2849-ex5-noversion", kVersionReason},
+    {"rfc2849-ex1", nullptr, Expect::kLikeReference, "rfc2849-ex1-noversion", kVersionReason},
+    {"rfc2849-ex2", nullptr, Expect::kLikeReference, "rfc2849-ex2-noversion", kVersionReason},
+    {"rfc2849-ex3", nullptr, Expect::kLikeReference, "rfc2849-ex3-noversion", kVersionReason},
+    {"rfc2849-ex4", nullptr, Expect::kLikeReference, "rfc2849-ex4-noversion", kVersionReason},
+    {"rfc2849-ex5", nullptr, Expect::kLikeReference, "rfc2849-ex5-noversion", kVersionReason},
+    // Without schema checks nothing else is wrong with this file (its default
+    // run fails on the undefined object class 'quipuObject' in both tools).
+    {"perl-ldap-00-in", "skip_schema", Expect::kLoadsInput, nullptr, kVersionReason},
 };
 // Differences that hold for every case, checked by the code below rather
 // than listed per case:
 // - `-c` exits 1 when it rejected a record (slapadd -c exits 0), so a script
 //   can tell a complete load from a partial one.
+// - `-c` never stores an entry whose parent is missing (lib/pipeline/loader.h:
+//   "the tree stored is always whole"); slapadd -c stores it anyway. So the
+//   -c run is compared with slapcat's output less its orphans and their
+//   subtrees.
 // - After a failed run without -c, `dirload cat` refuses the database (exit
 //   3): slapcat prints the entries slapadd stored before the error, dirload
 //   never shows an incomplete load.
@@ -58,6 +74,7 @@ constexpr KnownDifference kKnownDifferences[] = {
 struct Case {
   std::string name;
   fs::path dir;
+  std::string suffix;
   std::string slapd_conf;  // with <WORK> to replace
   bool accepted = false;
   bool accepted_skip_schema = false;
@@ -68,16 +85,19 @@ std::optional<Case> ReadCase(const fs::path& dir, std::string* error) {
   JsonValue meta;
   if (!testing::ParseJson(text, &meta, error)) return std::nullopt;
   const JsonValue* conf = meta.Get({"oracle", "slapd_conf"});
+  const JsonValue* suffix = meta.Get({"oracle", "suffix"});
   const JsonValue* accepted = meta.Find("accepted");
   const JsonValue* accepted_s = meta.Find("accepted_with_-s");
-  if (conf == nullptr || !conf->is_string() || accepted == nullptr || !accepted->is_bool() ||
-      accepted_s == nullptr || !accepted_s->is_bool()) {
-    *error = "meta.json lacks oracle.slapd_conf, accepted or accepted_with_-s";
+  if (conf == nullptr || !conf->is_string() || suffix == nullptr || !suffix->is_string() ||
+      accepted == nullptr || !accepted->is_bool() || accepted_s == nullptr ||
+      !accepted_s->is_bool()) {
+    *error = "meta.json lacks oracle.slapd_conf, oracle.suffix, accepted or accepted_with_-s";
     return std::nullopt;
   }
   Case c;
   c.name = dir.filename().string();
   c.dir = dir;
+  c.suffix = suffix->string();
   c.slapd_conf = conf->string();
   c.accepted = accepted->boolean();
   c.accepted_skip_schema = accepted_s->boolean();
@@ -104,17 +124,16 @@ std::vector<Case> AllCases() {
   return cases;
 }
 
-const KnownDifference* FindDifference(const std::string& name) {
+const KnownDifference* FindDifference(const std::string& name, const std::string& run) {
   for (const KnownDifference& k : kKnownDifferences) {
-    if (name == k.case_name) return &k;
+    if (name == k.case_name && (k.run == nullptr || run == k.run)) return &k;
   }
   return nullptr;
 }
 
 // The case whose slapadd results dirload must reproduce for `c`.
-const Case& Reference(const Case& c, const std::vector<Case>& all) {
-  const KnownDifference* k = FindDifference(c.name);
-  if (k == nullptr) return c;
+const Case& Reference(const Case& c, const KnownDifference* k, const std::vector<Case>& all) {
+  if (k == nullptr || k->expect != Expect::kLikeReference) return c;
   for (const Case& other : all) {
     if (other.name == k->reference) return other;
   }
@@ -131,7 +150,7 @@ fs::path ExpectedFile(const Case& c, const std::string& run) {
 
 enum class Run { kDefault, kSkipSchema, kContinue };
 
-const char* RunName(Run run) {
+std::string RunName(Run run) {
   switch (run) {
     case Run::kDefault:
       return "default";
@@ -150,17 +169,27 @@ struct Tally {
   int failures = 0;
 };
 
-void Failure(Tally* tally, const Case& c, const char* backend, Run run, const std::string& what) {
+void Failure(Tally* tally, const Case& c, const std::string& backend, Run run,
+             const std::string& what) {
   ++tally->failures;
   FAIL_CHECK(c.name << " [" << backend << ", " << RunName(run) << " run]: " << what);
 }
 
 // Loads one case with one engine and run mode and checks the verdict and,
 // for a load that completed, `dirload cat` against slapcat's output.
-void CheckCase(const Case& c, const std::vector<Case>& all, const char* backend, Run run,
+void CheckCase(const Case& c, const std::vector<Case>& all, const std::string& backend, Run run,
                Tally* tally) {
+  const KnownDifference* known = FindDifference(c.name, RunName(run));
+  const Case& ref = Reference(c, known, all);
+  bool loads_input = known != nullptr && known->expect == Expect::kLoadsInput;
+  // -s and -c only matter where slapadd's default run rejected something or
+  // the run's output differs; elsewhere they repeat the default run.
+  bool run_accepted = run == Run::kSkipSchema ? ref.accepted_skip_schema : ref.accepted;
+  if (run != Run::kDefault && !loads_input && ref.accepted && run_accepted &&
+      ExpectedFile(ref, RunName(run)).filename() == "expected.ldif") {
+    return;
+  }
   ++tally->cases;
-  const Case& ref = Reference(c, all);
   testing::TempDir work;
   std::string conf = c.slapd_conf;
   for (size_t at; (at = conf.find("<WORK>")) != std::string::npos;) {
@@ -180,7 +209,7 @@ void CheckCase(const Case& c, const std::vector<Case>& all, const char* backend,
   RunResult add = RunDirload(args, 120);
 
   // What slapadd did in this run, and so what dirload must do.
-  bool slapadd_ok = run == Run::kSkipSchema ? ref.accepted_skip_schema : ref.accepted;
+  bool slapadd_ok = loads_input || run_accepted;
   bool expect_complete = run == Run::kContinue || slapadd_ok;
   int expect_exit = slapadd_ok ? 0 : 1;
   if (add.exit_code != expect_exit) {
@@ -206,9 +235,15 @@ void CheckCase(const Case& c, const std::vector<Case>& all, const char* backend,
     }
     return;
   }
-  fs::path expected_path = ExpectedFile(ref, RunName(run));
+  fs::path expected_path = loads_input ? c.dir / "input.ldif" : ExpectedFile(ref, RunName(run));
   testing::LdifFile expected = testing::ReadLdifFile(expected_path.string());
   REQUIRE_MESSAGE(expected.ok(), expected_path.string() << ": " << expected.error);
+  std::string expected_name = expected_path.filename().string();
+  if (run == Run::kContinue) {
+    size_t before = expected.records.size();
+    expected.records = testing::WithoutOrphans(expected.records, ref.suffix);
+    if (expected.records.size() != before) expected_name += " less its orphans";
+  }
   if (cat.exit_code != 0) {
     // A -c run that rejected everything may leave no database at all.
     bool empty_ok = run == Run::kContinue && expected.records.empty() && cat.exit_code == 3;
@@ -224,36 +259,41 @@ void CheckCase(const Case& c, const std::vector<Case>& all, const char* backend,
   }
   testing::CompareOptions options;
   options.drop_operational = true;
+  options.entries_only = loads_input;
   std::string diff = testing::CompareRecords(got.records, expected.records, options);
   if (!diff.empty()) {
     Failure(tally, c, backend, run,
-            "'dirload cat' differs from " + expected_path.filename().string() +
+            "'dirload cat' differs from " + expected_name +
                 (&ref != &c ? " of " + ref.name : std::string()) + ": " + diff);
   }
 }
 
-void CheckCorpus(const char* backend, Run run) {
+void CheckCorpus(const std::string& backend, Run run) {
   std::vector<Case> cases = AllCases();
   Tally tally;
   for (const Case& c : cases) CheckCase(c, cases, backend, run, &tally);
   MESSAGE(backend << " " << RunName(run) << " run: " << tally.cases << " cases; exit status as "
-                  << "expected: " << tally.loaded << " loaded, " << tally.rejected
-                  << " rejected; " << tally.failures << " disagree with slapadd");
+                  << "expected: " << tally.loaded << " loaded, " << tally.rejected << " rejected; "
+                  << tally.failures << " disagree with slapadd");
 }
 
 TEST_CASE("corpus: dirload add/cat on LMDB agree with slapadd/slapcat") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   CheckCorpus("lmdb", Run::kDefault);
 }
 
 TEST_CASE("corpus: dirload add/cat on Berkeley DB agree with slapadd/slapcat") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   CheckCorpus("bdb", Run::kDefault);
 }
 
 TEST_CASE("corpus: dirload add -s agrees with slapadd -s") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   CheckCorpus("lmdb", Run::kSkipSchema);
 }
 
 TEST_CASE("corpus: dirload add -c loads what slapadd -c loads") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   CheckCorpus("lmdb", Run::kContinue);
 }
 
@@ -263,8 +303,10 @@ TEST_CASE("corpus: every known difference names a real case and reference") {
     return std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.name == name; });
   };
   for (const KnownDifference& k : kKnownDifferences) {
-    CHECK_MESSAGE(exists(k.case_name), k.case_name);
-    CHECK_MESSAGE(exists(k.reference), k.reference);
+    CHECK_MESSAGE(exists(k.case_name), std::string(k.case_name));
+    if (k.expect == Expect::kLikeReference) {
+      CHECK_MESSAGE(exists(k.reference), std::string(k.reference));
+    }
   }
 }
 

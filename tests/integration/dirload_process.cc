@@ -19,6 +19,13 @@ namespace dirload::testing {
 
 std::string DirloadPath() { return BinaryDir() + "/tools/dirload"; }
 
+std::string DirloadMissing() {
+  std::string path = DirloadPath();
+  if (::access(path.c_str(), X_OK) == 0) return "";
+  return path + " cannot be run (" + std::strerror(errno) +
+         "); build the dirload target or set DIRLOAD_BINARY_DIR";
+}
+
 std::string RunResult::Describe() const {
   std::string s = "$ " + command + "\n";
   if (timed_out) {
@@ -99,7 +106,7 @@ void Child::Wait(double timeout_seconds, RunResult* result) {
     }
     timespec ts{0, sleep_ns};
     ::nanosleep(&ts, nullptr);
-    if (sleep_ns < 20'000'000) sleep_ns *= 2;
+    if (sleep_ns < 5'000'000) sleep_ns *= 2;
   }
   if (WIFEXITED(status_)) {
     result->exit_code = WEXITSTATUS(status_);

@@ -15,6 +15,10 @@ namespace dirload::testing {
 // $DIRLOAD_BINARY_DIR/tools/dirload.
 std::string DirloadPath();
 
+// Empty when the dirload binary is there to run; otherwise why not, so a test
+// can stop at once instead of failing every command.
+std::string DirloadMissing();
+
 struct RunResult {
   std::string command;     // the argument list, for messages
   int exit_code = -1;      // -1 when the child died of a signal or timed out

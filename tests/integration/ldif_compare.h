@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ldif/record.h"
@@ -31,12 +32,23 @@ struct CompareOptions {
   // Drop from both sides the operational attributes that slapadd adds and the
   // corpus's expected.ldif omits (entryUUID, createTimestamp, ...).
   bool drop_operational = false;
+  // Compare only which entries there are and their order, matching DNs
+  // without regard to case or the spaces after separators; not attributes.
+  // For where no exact expected output exists.
+  bool entries_only = false;
 };
 
 // Empty when `got` equals `want` under `options`; otherwise the first
 // difference and what kind of difference it is.
 std::string CompareRecords(const std::vector<ldif::Record>& got,
                            const std::vector<ldif::Record>& want, const CompareOptions& options);
+
+// `records` without the entries that have no parent among them: every entry
+// but the one named `suffix` needs its parent earlier in the list, else it
+// and its subtree are dropped. DNs are matched without regard to case or the
+// spaces after separators.
+std::vector<ldif::Record> WithoutOrphans(const std::vector<ldif::Record>& records,
+                                         std::string_view suffix);
 
 // The DNs of `records`, in order.
 std::vector<std::string> Dns(const std::vector<ldif::Record>& records);

@@ -4,6 +4,7 @@
 // message (file:line and reason), -c with a reject file, -u and -s.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
@@ -29,7 +30,7 @@ using testing::RunResult;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
-constexpr const char* kBackends[] = {"lmdb", "bdb"};
+const std::vector<std::string> kBackends = {"lmdb", "bdb"};
 
 // Writes `entries` generated entries (fixed seed) to `path`.
 void Generate(const std::string& path, uint64_t entries, bool gzip = false) {
@@ -101,6 +102,7 @@ struct Db {
 // ------------------------------------------------------------------ round trip
 
 TEST_CASE("round trip: generated LDIF -> dirload add -> dirload cat gives the same records") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
   std::string input = t.File("gen.ldif");
   Generate(input, 3000);
@@ -110,7 +112,7 @@ TEST_CASE("round trip: generated LDIF -> dirload add -> dirload cat gives the sa
   testing::CompareOptions exact;
   exact.ignore_description_case = false;
 
-  for (const char* backend : kBackends) {
+  for (const std::string& backend : kBackends) {
     CAPTURE(backend);
     Db db{t.File(std::string("db-") + backend), backend};
     std::string stats = t.File(std::string("stats-") + backend + ".json");
@@ -177,71 +179,136 @@ TEST_CASE("round trip: generated LDIF -> dirload add -> dirload cat gives the sa
 
 // ------------------------------------------------------------ interrupted load
 
-// Big enough that a Debug + sanitizer build takes several seconds to load it,
-// so each kill lands mid-load (the test checks that it did).
-constexpr uint64_t kInterruptEntries = 200000;
-
 void SleepSeconds(double s) {
   timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};
   ::nanosleep(&ts, nullptr);
 }
 
+// Bytes allocated on disk under `dir` (blocks, so a sparse or preallocated
+// file counts only what was written). Files may come and go while a load
+// runs, so errors just leave them out.
+uint64_t DiskBytes(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      total += static_cast<uint64_t>(st.st_blocks) * 512;
+    }
+  }
+  return total;
+}
+
+// How many generated entries this build of dirload needs about `seconds` to
+// load: measured, so the test kills a load mid-run in a sanitizer build and
+// stays cheap in a release build.
+uint64_t EntriesForSeconds(const TempDir& t, double seconds) {
+  constexpr uint64_t kProbe = 2000;
+  std::string probe = t.File("probe.ldif");
+  Generate(probe, kProbe);
+  auto start = std::chrono::steady_clock::now();
+  RunResult r = Db{t.File("probe-db")}.Add(probe);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  fs::remove(probe);
+  // The probe's time includes start-up, so this errs on the large side.
+  auto n = static_cast<uint64_t>(static_cast<double>(kProbe) / took * seconds);
+  // At least enough for the loader's first intermediate commit (every 20,000
+  // entries) to happen well before the end.
+  return std::clamp<uint64_t>(n, 45000, 400000);
+}
+
+// Starts `dirload add` of `input` into `db`, waits until `when` says to kill
+// it (checking that it is still running), and kills it with SIGKILL.
+template <typename When>
+void KillMidLoad(const TempDir& t, const Db& db, const std::string& input,
+                 const std::vector<std::string>& extra, When when) {
+  std::vector<std::string> args = {"add",      "--db", db.dir, "--suffix",   kSuffix, "--backend",
+                                   db.backend, "-l",   input,  "--progress", "never"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  testing::Child child;
+  std::string error;
+  REQUIRE_MESSAGE(child.Start(args, t.File("add.out"), t.File("add.err"), &error), error);
+  when(child);
+  REQUIRE_MESSAGE(child.Running(),
+                  "dirload add finished before it was killed; the input is too "
+                  "small for this test: "
+                      << testing::ReadFile(t.File("add.err")));
+  child.Kill(SIGKILL);
+  RunResult killed;
+  child.Wait(30, &killed);
+  REQUIRE(killed.signal == SIGKILL);
+}
+
+// What a killed load left: `cat` and `add` must both refuse it. Returns true
+// when the database was marked 'loading' (false: killed before it existed).
+bool CheckRefused(const TempDir& t, const Db& db, const std::string& small) {
+  std::string partial = t.File("partial.ldif");
+  fs::remove(partial);
+  RunResult cat = db.Cat({"-l", partial});
+  CHECK_MESSAGE(cat.exit_code == 3, cat.Describe());
+  bool loading = cat.err.find("did not finish") != std::string::npos;
+  bool absent = cat.err.find("no dirload database") != std::string::npos;
+  CHECK_MESSAGE((loading || absent), cat.Describe());
+  CHECK_MESSAGE(testing::ReadFile(partial).empty(), "cat wrote entries of an incomplete database");
+  if (!loading) return false;
+  CHECK_MESSAGE(
+      cat.err.find("Remove the directory and run 'dirload add' again") != std::string::npos,
+      cat.Describe());
+  // Loading more into it is refused too: it would hide the hole.
+  RunResult again = db.Add(small);
+  CHECK_MESSAGE(again.exit_code == 3, again.Describe());
+  CHECK_MESSAGE(again.err.find("did not finish") != std::string::npos, again.Describe());
+  return true;
+}
+
 TEST_CASE("interrupted load: a killed dirload add leaves a database every command refuses") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
+  uint64_t entries = EntriesForSeconds(t, 6);
+  MESSAGE("interrupted load: " << entries << " entries");
   std::string input = t.File("big.ldif");
-  Generate(input, kInterruptEntries);
+  Generate(input, entries);
   std::string small = t.Write("small.ldif",
                               "dn: dc=example,dc=com\nobjectClass: dcObject\n"
                               "objectClass: organization\ndc: example\no: Example\n");
-  // Kill points, seconds after the start. The early one may land before the
+  // Kill points, seconds after the start. The first may land before the
   // database exists; the later ones must find it marked 'loading'.
   constexpr double kDelays[] = {0.05, 0.3, 1.0};
 
-  for (const char* backend : kBackends) {
+  for (const std::string& backend : kBackends) {
+    CAPTURE(backend);
     int marked_loading = 0;
     for (double delay : kDelays) {
-      CAPTURE(backend);
       CAPTURE(delay);
-      Db db{t.File(std::string("db-") + backend + "-" +
-                   std::to_string(static_cast<int>(delay * 1000))),
+      Db db{t.File("db-" + backend + "-" + std::to_string(static_cast<int>(delay * 1000))),
             backend};
-      testing::Child child;
-      std::string error;
-      REQUIRE_MESSAGE(child.Start({"add", "--db", db.dir, "--suffix", kSuffix, "--backend", backend,
-                                   "-l", input, "--progress", "never"},
-                                  t.File("add.out"), t.File("add.err"), &error),
-                      error);
-      SleepSeconds(delay);
-      REQUIRE_MESSAGE(child.Running(), "dirload add finished within "
-                                           << delay
-                                           << " s; the input is too small for "
-                                              "this test: "
-                                           << testing::ReadFile(t.File("add.err")));
-      child.Kill(SIGKILL);
-      RunResult killed;
-      child.Wait(30, &killed);
-      REQUIRE(killed.signal == SIGKILL);
-
-      RunResult cat = db.Cat({"-l", t.File("partial.ldif")});
-      CHECK_MESSAGE(cat.exit_code == 3, cat.Describe());
-      bool loading = cat.err.find("did not finish") != std::string::npos;
-      bool absent = cat.err.find("no dirload database") != std::string::npos;
-      CHECK_MESSAGE((loading || absent), cat.Describe());
-      CHECK_MESSAGE(testing::ReadFile(t.File("partial.ldif")).empty(),
-                    "cat wrote entries of an incomplete database");
-      if (!loading) continue;
-      ++marked_loading;
-      CHECK_MESSAGE(
-          cat.err.find("Remove the directory and run 'dirload add' again") != std::string::npos,
-          cat.Describe());
-      // Loading more into it is refused too: it would hide the hole.
-      RunResult again = db.Add(small);
-      CHECK_MESSAGE(again.exit_code == 3, again.Describe());
-      CHECK_MESSAGE(again.err.find("did not finish") != std::string::npos, again.Describe());
+      KillMidLoad(t, db, input, {}, [&](testing::Child&) { SleepSeconds(delay); });
+      if (CheckRefused(t, db, small)) ++marked_loading;
     }
-    CHECK_MESSAGE(marked_loading >= 2, backend << ": only " << marked_loading
-                                               << " of the kills found the database marked "
-                                                  "'loading'");
+    CHECK_MESSAGE(marked_loading >= 2, "only " << marked_loading
+                                               << " of the timed kills found the database "
+                                                  "marked 'loading'");
+
+    // Once entries are on disk the database is still refused as a whole. LMDB
+    // writes at a commit (the loader commits every 20,000 entries); Berkeley
+    // DB writes pages out when its cache is full, so a small cache makes it
+    // leave a half-written B-tree behind.
+    INFO("killed after data reached the disk");
+    Db db{t.File("db-" + backend + "-written"), backend};
+    std::vector<std::string> extra;
+    if (backend == "bdb") extra = {"--cache-size", "1M"};
+    constexpr uint64_t kOnDisk = 8 << 20;
+    uint64_t seen = 0;
+    KillMidLoad(t, db, input, extra, [&](testing::Child& child) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+      while (child.Running() && std::chrono::steady_clock::now() < deadline &&
+             (seen = DiskBytes(db.dir)) < kOnDisk) {
+        SleepSeconds(0.02);
+      }
+    });
+    CHECK_MESSAGE(seen >= kOnDisk, "killed before " << kOnDisk << " bytes were written");
+    CHECK(CheckRefused(t, db, small));
   }
 }
 
@@ -351,6 +418,7 @@ bool SaysAll(const std::string& message, const std::vector<std::string>& words) 
 }
 
 TEST_CASE("bad input: each kind of bad record stops the load with exit 1 and says where and why") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   for (const BadInput& bad : BadInputs()) {
     CAPTURE(bad.name);
     TempDir t;
@@ -372,6 +440,7 @@ TEST_CASE("bad input: each kind of bad record stops the load with exit 1 and say
 }
 
 TEST_CASE("bad input: a child before its parent is accepted and cat shows the parent first") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
   std::string input =
       t.Write("input.ldif",
@@ -381,7 +450,7 @@ TEST_CASE("bad input: a child before its parent is accepted and cat shows the pa
                   "dn: uid=kid,ou=Later,dc=example,dc=com\nobjectClass: account\nuid: kid\n\n"
                   "dn: ou=Later,dc=example,dc=com\nobjectClass: organizationalUnit\nou: Later\n\n" +
                   Person("alice"));
-  for (const char* backend : kBackends) {
+  for (const std::string& backend : kBackends) {
     CAPTURE(backend);
     Db db{t.File(std::string("db-") + backend), backend};
     RunResult add = db.Add(input);
@@ -400,6 +469,7 @@ TEST_CASE("bad input: a child before its parent is accepted and cat shows the pa
 }
 
 TEST_CASE("-c: good records load, bad ones go to the reject file with line and reason, exit 1") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
   // Lines: kBase 1-10, then each record below followed by a blank line.
   struct Part {
@@ -433,7 +503,7 @@ TEST_CASE("-c: good records load, bad ones go to the reject file with line and r
   std::string input = t.Write("input.ldif", text);
   std::string rejects = t.File("rejects.ldif");
 
-  for (const char* backend : kBackends) {
+  for (const std::string& backend : kBackends) {
     CAPTURE(backend);
     Db db{t.File(std::string("db-") + backend), backend};
     RunResult add = db.Add(input, {"-c", "--reject-file", rejects});
@@ -475,10 +545,11 @@ TEST_CASE("-c: good records load, bad ones go to the reject file with line and r
 }
 
 TEST_CASE("-u: a dry run checks everything and writes no database") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
   std::string good = t.Write("good.ldif", std::string(kBase) + Person("alice"));
   std::string bad = t.Write("bad.ldif", std::string(kBase) + Person("bob", "fooBarBaz: 1\n"));
-  for (const char* backend : kBackends) {
+  for (const std::string& backend : kBackends) {
     CAPTURE(backend);
     Db db{t.File(std::string("db-") + backend), backend};
     RunResult add = db.Add(good, {"-u"});
@@ -498,9 +569,10 @@ TEST_CASE("-u: a dry run checks everything and writes no database") {
 }
 
 TEST_CASE("-s: without schema checks an unknown attribute loads") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
   std::string input = t.Write("input.ldif", std::string(kBase) + Person("alice", "fooBarBaz: 1\n"));
-  for (const char* backend : kBackends) {
+  for (const std::string& backend : kBackends) {
     CAPTURE(backend);
     Db db{t.File(std::string("db-") + backend), backend};
     RunResult add = db.Add(input, {"-s"});
@@ -515,6 +587,7 @@ TEST_CASE("-s: without schema checks an unknown attribute loads") {
 }
 
 TEST_CASE("usage and refusal exit statuses") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
   std::string input = t.Write("input.ldif", kBase);
 

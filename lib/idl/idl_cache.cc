@@ -1,0 +1,380 @@
+#include "lib/idl/idl_cache.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lib/idl/key_hash.h"
+
+namespace dirload {
+namespace {
+
+constexpr size_t kInitialSlots = 1024;
+constexpr uint32_t kMinBuffer = 32;
+
+inline uint32_t SlotList(uint64_t slot) { return static_cast<uint32_t>(slot); }
+inline uint64_t SlotOf(uint64_t hash, uint32_t list) {
+  return (hash & 0xFFFFFFFF00000000ull) | list;
+}
+
+// The first 8 key bytes as a big-endian integer (zero padded): comparing
+// these compares the keys' prefixes bytewise.
+inline uint64_t KeyPrefix(std::string_view key) {
+  uint64_t v = 0;
+  size_t n = std::min<size_t>(8, key.size());
+  for (size_t i = 0; i < 8; ++i) {
+    v = (v << 8) | (i < n ? static_cast<unsigned char>(key[i]) : 0);
+  }
+  return v;
+}
+
+std::string FlushedKey(uint32_t table, std::string_view key) {
+  std::string s(reinterpret_cast<const char*>(&table), sizeof(table));
+  s.append(key);
+  return s;
+}
+
+}  // namespace
+
+IdlCache::IdlCache(uint64_t capacity, FlushFn flush)
+    : capacity_(capacity), flush_(std::move(flush)) {
+  lists_.emplace_back();  // index 0: the empty-slot marker
+}
+
+IdlCache::~IdlCache() {
+  for (List& l : lists_) {
+    if (l.buf != nullptr) arena_.Free(l.buf, l.cap);  // large blocks are malloc'd
+  }
+}
+
+bool IdlCache::FlushedThisId(uint32_t table, std::string_view key) const {
+  return flushed_this_id_.count(FlushedKey(table, key)) != 0;
+}
+
+void IdlCache::NoteFlushedThisId(uint32_t table, std::string_view key) {
+  flushed_this_id_.insert(FlushedKey(table, key));
+}
+
+Status IdlCache::Add(uint32_t table, std::string_view key, EntryId id) {
+  if (!status_.ok()) return status_;
+  if (id != current_id_) {
+    current_id_ = id;
+    if (!flushed_this_id_.empty()) flushed_this_id_.clear();
+  }
+  if (capacity_ == 0) {
+    if (FlushedThisId(table, key)) {
+      ++stats_.hits;  // the same key again in one entry: already written
+      return Status::Ok();
+    }
+    ++stats_.misses;
+    scratch_.assign(1, id);
+    ++stats_.flushes;
+    ++stats_.ids_flushed;
+    status_ = flush_(table, key, scratch_);
+    NoteFlushedThisId(table, key);
+    return status_;
+  }
+
+  return AddHashed(table, key, HashBytes(key.data(), key.size(), table), id);
+}
+
+Status IdlCache::AddBatch(EntryId id, std::span<const uint32_t> tables,
+                          std::span<const std::string_view> keys) {
+  if (capacity_ == 0 || keys.size() < 4) {
+    for (size_t i = 0; i < keys.size(); ++i) DIRLOAD_RETURN_IF_ERROR(Add(tables[i], keys[i], id));
+    return Status::Ok();
+  }
+  if (slots_.empty()) Rehash(kInitialSlots);
+  // Pass 1: hash every key and prefetch its home slot. Pass 2: prefetch the
+  // list (and its buffer's end) in the home slot when the tag matches. The
+  // real adds then find most of what they touch in the CPU cache. The
+  // prefetches are only hints: pass 3 probes again from scratch, since an
+  // eviction may move slots in between.
+  batch_hashes_.resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint64_t h = HashBytes(keys[i].data(), keys[i].size(), tables[i]);
+    batch_hashes_[i] = h;
+    __builtin_prefetch(&slots_[h & mask_]);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint64_t h = batch_hashes_[i];
+    uint64_t s = slots_[h & mask_];
+    if (s != 0 && (s & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull)) {
+      const List& l = lists_[SlotList(s)];
+      __builtin_prefetch(&l);
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint64_t h = batch_hashes_[i];
+    uint64_t s = slots_[h & mask_];
+    if (s != 0 && (s & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull)) {
+      const List& l = lists_[SlotList(s)];
+      __builtin_prefetch(l.buf);
+      __builtin_prefetch(l.buf + l.size, 1);
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    DIRLOAD_RETURN_IF_ERROR(AddHashed(tables[i], keys[i], batch_hashes_[i], id));
+  }
+  return Status::Ok();
+}
+
+Status IdlCache::AddHashed(uint32_t table, std::string_view key, uint64_t hash, EntryId id) {
+  if (!status_.ok()) return status_;
+  if (id != current_id_) {
+    current_id_ = id;
+    if (!flushed_this_id_.empty()) flushed_this_id_.clear();
+  }
+  if (slots_.empty()) Rehash(kInitialSlots);
+  uint64_t tag = hash & 0xFFFFFFFF00000000ull;
+  for (size_t pos = hash & mask_;; pos = (pos + 1) & mask_) {
+    uint64_t s = slots_[pos];
+    if (s == 0) break;
+    if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
+    List& l = lists_[SlotList(s)];
+    if (l.table == table && l.key_len == key.size() &&
+        std::memcmp(l.buf, key.data(), key.size()) == 0) {
+      ++stats_.hits;
+      if (l.last != id) AppendId(&l, id);
+      Touch(SlotList(s));
+      return Status::Ok();
+    }
+  }
+
+  if (!flushed_this_id_.empty() && FlushedThisId(table, key)) {
+    ++stats_.hits;
+    return Status::Ok();
+  }
+  ++stats_.misses;
+  if (live_ >= capacity_) {
+    status_ = EvictOne();
+    if (!status_.ok()) return status_;
+  }
+  uint32_t idx = NewList(table, key, hash);
+  AppendId(&lists_[idx], id);
+  if ((live_ + 1) * 2 > slots_.size()) Rehash(slots_.size() * 2);
+  InsertSlot(idx);
+  ++live_;
+  stats_.max_lists = std::max<uint64_t>(stats_.max_lists, live_);
+  if (lru_linked_) {
+    LinkFront(idx);
+  } else {
+    lists_[idx].stamp = ++clock_;
+  }
+  return Status::Ok();
+}
+
+uint32_t IdlCache::NewList(uint32_t table, std::string_view key, uint64_t hash) {
+  uint32_t idx;
+  if (!free_.empty()) {
+    idx = free_.back();
+    free_.pop_back();
+  } else {
+    idx = static_cast<uint32_t>(lists_.size());
+    lists_.emplace_back();
+  }
+  List& l = lists_[idx];
+  l.hash = hash;
+  l.table = table;
+  l.key_len = static_cast<uint32_t>(key.size());
+  l.buf = arena_.Allocate(std::max<uint32_t>(kMinBuffer, static_cast<uint32_t>(key.size()) + 8),
+                          &l.cap);
+  std::memcpy(l.buf, key.data(), key.size());
+  l.size = l.key_len;
+  l.last = 0;
+  l.count = 0;
+  l.stamp = 0;
+  stats_.bytes += l.cap;
+  return idx;
+}
+
+void IdlCache::AppendId(List* l, EntryId id) {
+  if (l->size + 10 > l->cap) {
+    uint32_t cap = 0;
+    char* buf = arena_.Grow(l->buf, l->cap, l->size, l->size + 10 + l->size / 2, &cap);
+    stats_.bytes += cap - l->cap;
+    l->buf = buf;
+    l->cap = cap;
+  }
+  uint64_t v = id - l->last;
+  char* p = l->buf + l->size;
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  l->size = static_cast<uint32_t>(p - l->buf);
+  l->last = id;
+  ++l->count;
+}
+
+void IdlCache::InsertSlot(uint32_t idx) {
+  uint64_t hash = lists_[idx].hash;
+  size_t pos = hash & mask_;
+  while (slots_[pos] != 0) pos = (pos + 1) & mask_;
+  slots_[pos] = SlotOf(hash, idx);
+}
+
+void IdlCache::EraseSlot(uint32_t idx) {
+  size_t i = lists_[idx].hash & mask_;
+  while (SlotList(slots_[i]) != idx) i = (i + 1) & mask_;
+  // Backward-shift deletion: pull later members of the probe run into the
+  // hole when their home slot allows it, so no tombstones are needed.
+  size_t j = i;
+  while (true) {
+    j = (j + 1) & mask_;
+    uint64_t s = slots_[j];
+    if (s == 0) break;
+    size_t home = lists_[SlotList(s)].hash & mask_;
+    bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (!stays) {
+      slots_[i] = s;
+      i = j;
+    }
+  }
+  slots_[i] = 0;
+}
+
+void IdlCache::Rehash(size_t slots) {
+  slots_.assign(slots, 0);
+  mask_ = slots - 1;
+  for (uint32_t i = 1; i < lists_.size(); ++i) {
+    if (lists_[i].buf != nullptr) InsertSlot(i);
+  }
+}
+
+void IdlCache::Touch(uint32_t idx) {
+  if (!lru_linked_) {
+    lists_[idx].stamp = ++clock_;
+  } else if (lru_head_ != idx) {
+    Unlink(idx);
+    LinkFront(idx);
+  }
+}
+
+void IdlCache::BuildLruOrder() {
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  order.reserve(live_);
+  for (uint32_t i = 1; i < lists_.size(); ++i) {
+    if (lists_[i].buf != nullptr) order.emplace_back(lists_[i].stamp, i);
+  }
+  std::sort(order.begin(), order.end());  // least recent first
+  lru_linked_ = true;
+  lru_head_ = lru_tail_ = 0;
+  for (const auto& [stamp, idx] : order) LinkFront(idx);
+}
+
+void IdlCache::LinkFront(uint32_t idx) {
+  List& l = lists_[idx];
+  l.link.prev = 0;
+  l.link.next = lru_head_;
+  if (lru_head_ != 0) lists_[lru_head_].link.prev = idx;
+  lru_head_ = idx;
+  if (lru_tail_ == 0) lru_tail_ = idx;
+}
+
+void IdlCache::Unlink(uint32_t idx) {
+  List& l = lists_[idx];
+  if (l.link.prev != 0) {
+    lists_[l.link.prev].link.next = l.link.next;
+  } else {
+    lru_head_ = l.link.next;
+  }
+  if (l.link.next != 0) {
+    lists_[l.link.next].link.prev = l.link.prev;
+  } else {
+    lru_tail_ = l.link.prev;
+  }
+  l.link.prev = l.link.next = 0;
+}
+
+Status IdlCache::HandOver(uint32_t idx, const FlushFn& fn) {
+  List& l = lists_[idx];
+  scratch_.clear();
+  scratch_.reserve(l.count);
+  const char* p = l.buf + l.key_len;
+  const char* end = l.buf + l.size;
+  EntryId id = 0;
+  while (p < end) {
+    uint64_t v = 0;
+    int shift = 0;
+    unsigned char c;
+    do {
+      c = static_cast<unsigned char>(*p++);
+      v |= static_cast<uint64_t>(c & 0x7f) << shift;
+      shift += 7;
+    } while (c & 0x80);
+    id += v;
+    scratch_.push_back(id);
+  }
+  ++stats_.flushes;
+  stats_.ids_flushed += scratch_.size();
+  return fn(l.table, l.key(), scratch_);
+}
+
+void IdlCache::FreeList(uint32_t idx) {
+  List& l = lists_[idx];
+  stats_.bytes -= l.cap;
+  arena_.Free(l.buf, l.cap);
+  l.buf = nullptr;
+  l.cap = l.size = l.key_len = 0;
+  free_.push_back(idx);
+}
+
+Status IdlCache::EvictOne() {
+  if (!lru_linked_) BuildLruOrder();
+  uint32_t victim = lru_tail_;
+  List& l = lists_[victim];
+  ++stats_.evictions;
+  DIRLOAD_RETURN_IF_ERROR(HandOver(victim, flush_));
+  if (l.last == current_id_) NoteFlushedThisId(l.table, l.key());
+  Unlink(victim);
+  EraseSlot(victim);
+  FreeList(victim);
+  --live_;
+  return Status::Ok();
+}
+
+Status IdlCache::Drain(const FlushFn& fn) {
+  if (!status_.ok()) return status_;
+  // Sorted on the keys' first 16 bytes, kept in the record, so that most
+  // comparisons touch no list; only ties read the keys themselves.
+  struct Rec {
+    uint64_t p0, p1;
+    uint32_t table;
+    uint32_t idx;
+  };
+  std::vector<Rec> order;
+  order.reserve(live_);
+  for (uint32_t i = 1; i < lists_.size(); ++i) {
+    const List& l = lists_[i];
+    if (l.buf == nullptr) continue;
+    std::string_view k = l.key();
+    order.push_back(
+        {KeyPrefix(k), KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view()), l.table, i});
+  }
+  std::sort(order.begin(), order.end(), [this](const Rec& a, const Rec& b) {
+    if (a.table != b.table) return a.table < b.table;
+    if (a.p0 != b.p0) return a.p0 < b.p0;
+    if (a.p1 != b.p1) return a.p1 < b.p1;
+    return lists_[a.idx].key() < lists_[b.idx].key();
+  });
+  // The lists are visited in key order, i.e. all over memory: prefetch the
+  // records a few steps ahead and their buffers a few steps less ahead.
+  constexpr size_t kAheadRecord = 16, kAheadBuffer = 8;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kAheadRecord < order.size()) __builtin_prefetch(&lists_[order[i + kAheadRecord].idx]);
+    if (i + kAheadBuffer < order.size())
+      __builtin_prefetch(lists_[order[i + kAheadBuffer].idx].buf);
+    status_ = HandOver(order[i].idx, fn);
+    if (!status_.ok()) return status_;
+    FreeList(order[i].idx);
+  }
+  std::fill(slots_.begin(), slots_.end(), 0);
+  arena_.Reset();  // every block is free: recycle the chunks from the start
+  live_ = 0;
+  lru_linked_ = false;
+  lru_head_ = lru_tail_ = 0;
+  return Status::Ok();
+}
+
+}  // namespace dirload

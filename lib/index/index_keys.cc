@@ -1,0 +1,278 @@
+#include "lib/index/index_keys.h"
+
+#include <algorithm>
+
+#include "lib/idl/idl_format.h"
+#include "lib/schema/normalize.h"
+
+namespace dirload {
+namespace {
+
+// Byte offsets where the characters of `s` start, plus s.size() at the end.
+// Code points when `unicode` (a character starts at every byte that is not
+// a UTF-8 continuation byte), else bytes.
+void CharStarts(std::string_view s, bool unicode, std::vector<uint32_t>* starts) {
+  starts->clear();
+  if (!unicode) {
+    starts->reserve(s.size() + 1);
+    for (uint32_t i = 0; i <= s.size(); ++i) starts->push_back(i);
+    return;
+  }
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts->push_back(i);
+  }
+  starts->push_back(static_cast<uint32_t>(s.size()));
+}
+
+bool IsAscii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+uint64_t Finalize(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void PutBe64(uint64_t v, uint8_t* out) {
+  for (int i = 7; i >= 0; --i) {
+    out[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
+// Substring keys of one fragment of an assertion (already normalised).
+struct FragmentKeys {
+  std::string_view s;
+  std::vector<uint32_t> starts;
+  size_t n = 0;  // characters
+  FragmentKeys(std::string_view text, bool unicode) : s(text) {
+    CharStarts(s, unicode, &starts);
+    n = starts.size() - 1;
+  }
+  std::string_view Chars(size_t from, size_t count) const {
+    return s.substr(starts[from], starts[from + count] - starts[from]);
+  }
+};
+
+void AddAnyKeys(const FragmentKeys& f, size_t first, KeyList* keys) {
+  if (f.n < kSubstrAnyLen) return;
+  for (size_t j = first; j + kSubstrAnyLen <= f.n; j += kSubstrAnyStep) {
+    keys->Add(kSubAnyKeyTag, f.Chars(j, kSubstrAnyLen));
+  }
+}
+
+}  // namespace
+
+void KeyDigest(std::string_view bytes, uint8_t out[kKeyDigestBytes]) {
+  // Two FNV-1a lanes (forward and backward, different bases), each passed
+  // through a 64-bit finaliser. Format 1: this must never change.
+  uint64_t a = 0xCBF29CE484222325ull;
+  uint64_t b = 0x84222325CBF29CE4ull ^ bytes.size();
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    a = (a ^ static_cast<unsigned char>(bytes[i])) * 0x100000001B3ull;
+    b = (b ^ static_cast<unsigned char>(bytes[bytes.size() - 1 - i])) * 0x100000001B3ull;
+  }
+  PutBe64(Finalize(a ^ bytes.size()), out);
+  PutBe64(Finalize(b + 0x9E3779B97F4A7C15ull), out + 8);
+}
+
+void KeyList::Add(char tag, std::string_view body) {
+  if (1 + body.size() <= kMaxIndexKeySize) {
+    bytes_.push_back(tag);
+    bytes_.append(body);
+  } else {
+    std::string plain;
+    plain.reserve(1 + body.size());
+    plain.push_back(tag);
+    plain.append(body);
+    uint8_t digest[kKeyDigestBytes];
+    KeyDigest(plain, digest);
+    bytes_.push_back(kHashedKeyTag);
+    bytes_.push_back(tag);
+    bytes_.append(reinterpret_cast<const char*>(digest), kKeyDigestBytes);
+  }
+  ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+}
+
+std::vector<std::string> KeyList::ToVector() const {
+  std::vector<std::string> out;
+  out.reserve(size());
+  for (size_t i = 0; i < size(); ++i) out.emplace_back((*this)[i]);
+  return out;
+}
+
+std::string PresenceKey() { return std::string(1, kPresenceKeyTag); }
+
+std::string EqualityKeyFromNormalized(std::string_view normalized) {
+  KeyList k;
+  k.Add(kEqualityKeyTag, normalized);
+  return std::string(k[0]);
+}
+
+Result<std::string> EqualityKey(const Schema& schema, const AttributeType& index_type,
+                                std::string_view value) {
+  std::string normalized;
+  DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, index_type, value, &normalized));
+  return EqualityKeyFromNormalized(normalized);
+}
+
+bool UnicodeSubstrings(const AttributeType& type) {
+  if (type.substr == nullptr) return false;
+  switch (type.substr->normalizer) {
+    case Normalizer::kCaseIgnore:
+    case Normalizer::kCaseExact:
+    case Normalizer::kCaseIgnoreList:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void AddSubstringValueKeys(std::string_view s, bool unicode, IndexMask mask, KeyList* keys) {
+  if ((mask & kIndexSubstr) == 0) return;
+  if (!unicode || IsAscii(s)) {
+    // One byte per character: no offset table needed.
+    size_t n = s.size();
+    if ((mask & kIndexSubAny) && n >= kSubstrAnyLen) {
+      for (size_t j = 0; j + kSubstrAnyLen <= n; ++j) {
+        keys->Add(kSubAnyKeyTag, s.substr(j, kSubstrAnyLen));
+      }
+    }
+    if (n >= kSubstrIfMinLen) {
+      size_t max = std::min(n, kSubstrIfMaxLen);
+      for (size_t k = kSubstrIfMinLen; k <= max; ++k) {
+        if (mask & kIndexSubInitial) keys->Add(kSubInitialKeyTag, s.substr(0, k));
+        if (mask & kIndexSubFinal) keys->Add(kSubFinalKeyTag, s.substr(n - k));
+      }
+    }
+    return;
+  }
+  FragmentKeys f(s, true);
+  size_t n = f.n;
+  if ((mask & kIndexSubAny) && n >= kSubstrAnyLen) {
+    for (size_t j = 0; j + kSubstrAnyLen <= n; ++j) {
+      keys->Add(kSubAnyKeyTag, f.Chars(j, kSubstrAnyLen));
+    }
+  }
+  if (n >= kSubstrIfMinLen) {
+    size_t max = std::min(n, kSubstrIfMaxLen);
+    for (size_t k = kSubstrIfMinLen; k <= max; ++k) {
+      if (mask & kIndexSubInitial) keys->Add(kSubInitialKeyTag, f.Chars(0, k));
+      if (mask & kIndexSubFinal) keys->Add(kSubFinalKeyTag, f.Chars(n - k, k));
+    }
+  }
+}
+
+Result<std::vector<std::string>> SubstringAssertionKeys(const Schema& schema,
+                                                        const AttributeType& index_type,
+                                                        const SubstringAssertion& assertion,
+                                                        IndexMask mask) {
+  if (index_type.substr == nullptr) {
+    return Status::InvalidArgument("attribute type '" + std::string(index_type.name()) +
+                                   "' has no substrings matching rule");
+  }
+  bool unicode = UnicodeSubstrings(index_type);
+  KeyList keys;
+  std::string norm;
+  if (assertion.has_initial && (mask & (kIndexSubInitial | kIndexSubAny))) {
+    DIRLOAD_RETURN_IF_ERROR(NormalizeSubstring(schema, index_type, assertion.initial,
+                                               SubstringPosition::kInitial, &norm));
+    FragmentKeys f(norm, unicode);
+    bool initial_key = (mask & kIndexSubInitial) && f.n >= kSubstrIfMinLen;
+    if (initial_key) keys.Add(kSubInitialKeyTag, f.Chars(0, std::min(f.n, kSubstrIfMaxLen)));
+    if (mask & kIndexSubAny) {
+      // With an initial key covering the first 4 characters, any keys cover
+      // the rest (from position 3, as OpenLDAP does); without one, all of it.
+      if (!initial_key) {
+        AddAnyKeys(f, 0, &keys);
+      } else if (f.n > kSubstrIfMaxLen) {
+        AddAnyKeys(f, kSubstrIfMaxLen - 1, &keys);
+      }
+    }
+  }
+  if (mask & kIndexSubAny) {
+    for (const std::string& any : assertion.any) {
+      DIRLOAD_RETURN_IF_ERROR(
+          NormalizeSubstring(schema, index_type, any, SubstringPosition::kAny, &norm));
+      AddAnyKeys(FragmentKeys(norm, unicode), 0, &keys);
+    }
+  }
+  if (assertion.has_final && (mask & (kIndexSubFinal | kIndexSubAny))) {
+    DIRLOAD_RETURN_IF_ERROR(
+        NormalizeSubstring(schema, index_type, assertion.final, SubstringPosition::kFinal, &norm));
+    FragmentKeys f(norm, unicode);
+    bool final_key = (mask & kIndexSubFinal) && f.n >= kSubstrIfMinLen;
+    if (final_key) {
+      size_t k = std::min(f.n, kSubstrIfMaxLen);
+      keys.Add(kSubFinalKeyTag, f.Chars(f.n - k, k));
+    }
+    if ((mask & kIndexSubAny) && (!final_key || f.n > kSubstrIfMaxLen)) AddAnyKeys(f, 0, &keys);
+  }
+  std::vector<std::string> out = keys.ToVector();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Status AddValueKeys(const Schema& schema, const IndexSpec& spec, std::string_view value,
+                    KeyList* keys, std::string* scratch) {
+  const AttributeType& type = *spec.type;
+  bool eq = spec.HasEqualityKeys() && type.equality != nullptr;
+  bool sub = (spec.mask & kIndexSubstr) && type.substr != nullptr;
+  if (!eq && !sub) return Status::Ok();
+  if (eq) DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, type, value, scratch));
+  if (sub && (!eq || type.substr->normalizer != type.equality->normalizer)) {
+    // The substring rule folds differently: normalise again with it.
+    std::string sub_norm;
+    DIRLOAD_RETURN_IF_ERROR(
+        NormalizeSubstring(schema, type, value, SubstringPosition::kWhole, &sub_norm));
+    if (eq) keys->Add(kEqualityKeyTag, *scratch);
+    AddSubstringValueKeys(sub_norm, UnicodeSubstrings(type), spec.mask, keys);
+    return Status::Ok();
+  }
+  if (eq) keys->Add(kEqualityKeyTag, *scratch);
+  if (sub) AddSubstringValueKeys(*scratch, UnicodeSubstrings(type), spec.mask, keys);
+  return Status::Ok();
+}
+
+std::string DescribeKey(std::string_view key) {
+  auto kind = [](char tag) -> std::string {
+    switch (tag) {
+      case kPresenceKeyTag:
+        return "pres";
+      case kEqualityKeyTag:
+        return "eq";
+      case kSubInitialKeyTag:
+        return "sub^";
+      case kSubAnyKeyTag:
+        return "sub*";
+      case kSubFinalKeyTag:
+        return "sub$";
+      default:
+        return "?";
+    }
+  };
+  if (key.empty()) return "(empty)";
+  if (key[0] == kPresenceKeyTag) return "pres";
+  if (key[0] == kHashedKeyTag && key.size() >= 2) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out(1, '#');
+    out.append(kind(key[1]));
+    out.push_back(':');
+    for (unsigned char c : key.substr(2)) {
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+    return out;
+  }
+  std::string out = kind(key[0]);
+  out.push_back(':');
+  out.append(key.substr(1));
+  return out;
+}
+
+}  // namespace dirload

@@ -1,0 +1,159 @@
+// Index keys: the byte strings an index table maps to ID lists, made from
+// attribute values when building and from filter assertions when searching,
+// by the same code, so that every key an assertion asks for is a key of every
+// value that matches it.
+//
+// Layout (format 1; the stored form adds chunking, lib/idl/idl_format.h):
+//   presence     '+'                           one key per entry having the
+//                                              attribute (or a subtype)
+//   equality     '=' normalised value          NormalizeEquality with the
+//                                              index type's EQUALITY rule
+//   approx       the equality key: dirload has no approximate rules, so ~=
+//                is equality and an approx index writes equality keys.
+//   sub initial  '^' first k characters        k = 2..min(4, L)
+//   sub any      '*' 4 characters              at every position 0..L-4
+//   sub final    '$' last k characters         k = 2..min(4, L)
+//   hashed       '#' kind byte, 16-byte digest  any key whose plain form
+//                                              exceeds kMaxIndexKeySize (250)
+//                                              bytes; the digest is
+//                                              KeyDigest(plain key). A
+//                                              collision only adds candidates,
+//                                              which the search's exact check
+//                                              removes.
+// L is the length in characters of the value normalised with the index
+// type's SUBSTR rule as a whole value (NormalizeSubstring, kWhole).
+// "Character" means a UTF-8 code point for the Unicode string rules
+// (caseIgnore, caseExact, caseIgnoreList normalisers, whose output is valid
+// UTF-8), and a byte for every other rule (IA5, numeric, telephone, octet),
+// which compare bytewise.
+//
+// The lengths are OpenLDAP 2.5's defaults (index_substr_if_minlen 2,
+// index_substr_if_maxlen 4, index_substr_any_len 4, index_substr_any_step 2)
+// and the fragments are the ones its octetStringSubstringsIndexer and
+// octetStringSubstringsFilter make, counted in characters instead of bytes.
+// For an assertion (each fragment normalised with NormalizeSubstring at its
+// position):
+//   initial of n >= 2 chars   '^' its first min(4, n) chars; if n > 4 and
+//                             subany is indexed, '*' keys of 4 chars at
+//                             positions 3, 5, 7, ... <= n-4
+//   any of n >= 4 chars       '*' keys at positions 0, 2, 4, ... <= n-4
+//   final of n >= 2 chars     '$' its last min(4, n) chars; if n > 4 and
+//                             subany is indexed, '*' keys at positions
+//                             0, 2, 4, ... <= n-4
+// Shorter fragments give no keys (the search must fall back to another index
+// or a scan). Every key is one that a value containing the fragment at that
+// place also has, provided "matches" means: each normalised fragment occurs
+// in the normalised value, initial at the start, final at the end.
+//
+// Values that the rule cannot normalise (malformed UTF-8, an integer that is
+// not one) give no equality or substring keys; the caller counts them.
+//
+// Thread safety: pure functions; the Schema is only read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/idl/idl_format.h"
+#include "lib/index/index_spec.h"
+#include "lib/schema/schema.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+inline constexpr char kPresenceKeyTag = '+';
+inline constexpr char kEqualityKeyTag = '=';
+inline constexpr char kSubInitialKeyTag = '^';
+inline constexpr char kSubAnyKeyTag = '*';
+inline constexpr char kSubFinalKeyTag = '$';
+inline constexpr char kHashedKeyTag = '#';
+inline constexpr size_t kKeyDigestBytes = 16;
+
+inline constexpr size_t kSubstrIfMinLen = 2;
+inline constexpr size_t kSubstrIfMaxLen = 4;
+inline constexpr size_t kSubstrAnyLen = 4;
+inline constexpr size_t kSubstrAnyStep = 2;
+
+// Keys stored back to back in one buffer: generating the keys of a value
+// allocates nothing once the buffers have grown. Keys may repeat (the same
+// fragment twice in a value); the builders drop repeats per entry.
+class KeyList {
+ public:
+  void Clear() {
+    bytes_.clear();
+    ends_.clear();
+  }
+  size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  std::string_view operator[](size_t i) const {
+    size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+  // Adds tag + body, hashing when longer than kMaxIndexKeySize.
+  void Add(char tag, std::string_view body);
+  std::vector<std::string> ToVector() const;
+
+ private:
+  std::string bytes_;
+  std::vector<uint32_t> ends_;
+};
+
+// The presence key, "+".
+std::string PresenceKey();
+
+// The equality (and approx) key of a value or assertion under the index
+// type's EQUALITY rule. InvalidArgument when the type has no EQUALITY rule
+// or the value cannot be normalised.
+Result<std::string> EqualityKey(const Schema& schema, const AttributeType& index_type,
+                                std::string_view value);
+// The same from an already normalised value: tag + normalised, or its hashed
+// form.
+std::string EqualityKeyFromNormalized(std::string_view normalized);
+
+// A substring assertion as it appears in a filter (unescaped, not
+// normalised): any of the parts may be absent.
+struct SubstringAssertion {
+  bool has_initial = false;
+  std::string initial;
+  std::vector<std::string> any;
+  bool has_final = false;
+  std::string final;
+};
+
+// Keys to look up for `assertion` on an index with `mask` (only the substring
+// kinds in it matter). Empty when no fragment is long enough: the index
+// cannot narrow the search. InvalidArgument when the type has no SUBSTR rule
+// or a fragment cannot be normalised.
+Result<std::vector<std::string>> SubstringAssertionKeys(const Schema& schema,
+                                                        const AttributeType& index_type,
+                                                        const SubstringAssertion& assertion,
+                                                        IndexMask mask);
+
+// Appends the substring keys of one whole value, already normalised with the
+// type's SUBSTR rule (kWhole), for the substring kinds in `mask`.
+// `unicode` selects code-point characters (UnicodeSubstrings(type)).
+void AddSubstringValueKeys(std::string_view normalized, bool unicode, IndexMask mask,
+                           KeyList* keys);
+// True when the type's SUBSTR rule counts characters as code points.
+bool UnicodeSubstrings(const AttributeType& type);
+
+// Everything `spec` indexes for one value of an entry, except presence
+// (which is per entry, not per value): equality keys if eq/approx, substring
+// keys if sub*. Appends to *keys. InvalidArgument when the value cannot be
+// normalised (nothing appended). `scratch` is reused across calls.
+Status AddValueKeys(const Schema& schema, const IndexSpec& spec, std::string_view value,
+                    KeyList* keys, std::string* scratch);
+
+// A stable 128-bit digest of `bytes` (format 1; never changes within a
+// format version), for hashed keys.
+void KeyDigest(std::string_view bytes, uint8_t out[kKeyDigestBytes]);
+
+// Human-readable form of a key for --explain and stat: "eq:smith",
+// "sub*:mith", "pres", "#eq:3f2a...".
+std::string DescribeKey(std::string_view key);
+
+}  // namespace dirload

@@ -1,0 +1,156 @@
+#include "lib/pipeline/indexer.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "lib/entry/entry_codec.h"
+#include "lib/pipeline/database_meta.h"
+#include "lib/schema/ascii.h"
+#include "lib/store/tables.h"
+#include "lib/util/coding.h"
+
+namespace dirload {
+namespace {
+
+constexpr std::string_view kBuilding = "building";
+
+std::string MetaKey(std::string_view table) { return "index." + std::string(table); }
+
+std::string Fingerprint(const Schema& schema) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(schema.Fingerprint()));
+  return buf;
+}
+
+}  // namespace
+
+Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema,
+                                              const IndexConfig& config) {
+  std::vector<IndexStatus> out;
+  std::string fingerprint;
+  DIRLOAD_ASSIGN_OR_RETURN(bool has_fp, store->Get(kMetaTable, "schema.fingerprint", &fingerprint));
+  const bool schema_same = has_fp && fingerprint == Fingerprint(schema);
+  for (const IndexSpec& spec : config.specs()) {
+    IndexStatus st;
+    st.table = spec.table();
+    st.line = IndexConfig::CanonicalLine(spec);
+    std::string built;
+    DIRLOAD_ASSIGN_OR_RETURN(bool has, store->Get(kMetaTable, MetaKey(st.table), &built));
+    if (!has) {
+      st.why = "never built";
+    } else if (built == kBuilding) {
+      st.why = "a build did not finish";
+    } else if (built != st.line) {
+      st.why = "built as '" + built + "', configured as '" + st.line + "'";
+    } else if (!schema_same) {
+      st.why = "built with another schema";
+    } else {
+      st.fresh = true;
+    }
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
+  IndexRunSummary summary;
+  // Which specs to build.
+  std::vector<IndexSpec> specs;
+  for (const std::string& name : options.only) {
+    const IndexSpec* spec = config_->Find(*schema_, name);
+    if (spec == nullptr) {
+      return Status::InvalidArgument("attribute '" + name + "' has no index configured");
+    }
+  }
+  for (const IndexSpec& spec : config_->specs()) {
+    bool wanted = options.only.empty();
+    for (const std::string& name : options.only) {
+      wanted |= config_->Find(*schema_, name) == &spec;
+    }
+    if (wanted) specs.push_back(spec);
+  }
+
+  // Tables of indexes no longer configured go first.
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> tables, store_->ListTables());
+  for (const std::string& t : tables) {
+    if (t.rfind(kIndexTablePrefix, 0) != 0) continue;
+    bool configured = std::any_of(config_->specs().begin(), config_->specs().end(),
+                                  [&](const IndexSpec& s) { return s.table() == t; });
+    if (!configured) {
+      DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
+      DIRLOAD_RETURN_IF_ERROR(store_->Delete(kMetaTable, MetaKey(t)));
+      summary.dropped.push_back(t);
+    }
+  }
+  // Marked before the first key is written: an interrupted build leaves them
+  // stale, never half-built and trusted.
+  for (const IndexSpec& spec : specs) {
+    DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, MetaKey(spec.table()), kBuilding));
+  }
+  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
+  if (specs.empty()) return summary;
+
+  AttributeDictionary dictionary;
+  DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(store_, &dictionary));
+  DIRLOAD_ASSIGN_OR_RETURN(summary.cache_before, store_->CacheStatistics());
+  // Berkeley DB maps a read-only id2entry instead of copying it through the cache.
+  DIRLOAD_RETURN_IF_ERROR(store_->ReopenReadOnly(kId2EntryTable));
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<IndexBuilder> builder,
+                           IndexBuilder::Create(options.method, specs, *schema_, store_,
+                                                options.builder));
+  PhaseClock clock;
+  double last = -1;
+  std::unique_ptr<Cursor> cursor = store_->NewCursor(kId2EntryTable);
+  EntryView entry;
+  std::string value;
+  for (cursor->SeekToFirst(); cursor->valid(); cursor->Next()) {
+    EntryId id = GetBigEndian64(cursor->key());
+    // The builder may write (and commit) while we scan: keep our own copy.
+    value.assign(cursor->value());
+    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(value, &entry));
+    DIRLOAD_RETURN_IF_ERROR(builder->Add(id, entry, dictionary));
+    ++summary.entries;
+    if (progress_ != nullptr && (summary.entries & 1023) == 0) {
+      double now = clock.wall_seconds();
+      if (now - last >= 0.2) {
+        last = now;
+        ProgressSnapshot s;
+        s.phase = "phase 2: index";
+        s.done_bytes = summary.entries;
+        s.total_bytes = meta.entries;
+        s.entries = summary.entries;
+        s.elapsed_seconds = now;
+        progress_->Update(s);
+      }
+    }
+  }
+  DIRLOAD_RETURN_IF_ERROR(cursor->status());
+  cursor.reset();
+  DIRLOAD_RETURN_IF_ERROR(builder->Finish());
+  summary.builder = builder->stats();
+  for (const IndexSpec& spec : specs) {
+    DIRLOAD_RETURN_IF_ERROR(
+        store_->Put(kMetaTable, MetaKey(spec.table()), IndexConfig::CanonicalLine(spec)));
+    summary.built.push_back(spec.table());
+  }
+  DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, "schema.fingerprint", Fingerprint(*schema_)));
+  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
+  DIRLOAD_ASSIGN_OR_RETURN(summary.cache_after, store_->CacheStatistics());
+  if (progress_ != nullptr) {
+    char buf[256];
+    double t = clock.wall_seconds();
+    std::snprintf(buf, sizeof buf,
+                  "phase 2: %zu indexes over %llu entries, %llu keys/IDs, in %.2f s (%s method)",
+                  specs.size(), static_cast<unsigned long long>(summary.entries),
+                  static_cast<unsigned long long>(summary.builder.pairs), t,
+                  std::string(IndexMethodName(options.method)).c_str());
+    ProgressSnapshot s;
+    s.phase = "phase 2: index";
+    s.entries = summary.entries;
+    s.elapsed_seconds = t;
+    progress_->Finish(s, buf);
+  }
+  return summary;
+}
+
+}  // namespace dirload

@@ -1,0 +1,70 @@
+// Indexer: phase 2 of `dirload add` and the whole of `dirload index`
+// (slapindex). Scans id2entry in ID order and builds the configured indexes
+// with an IndexBuilder (lib/index), then records in meta what it built, so
+// that a later change of the index configuration or of the schema shows as
+// stale indexes instead of wrong answers.
+//
+// meta keys (text values):
+//   index.<table>       "building" while a build runs, then the spec's
+//                       canonical line ("cn eq,sub"); a table whose entry is
+//                       missing, "building" or another line is stale
+//   schema.fingerprint  hex digest of the schema the indexes were built with
+//
+// Thread safety: one Indexer, one thread; it borrows the store, schema and
+// configuration, which must outlive it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/index/index_builder.h"
+#include "lib/index/index_spec.h"
+#include "lib/pipeline/progress.h"
+#include "lib/pipeline/run_stats.h"
+#include "lib/schema/schema.h"
+#include "lib/store/store.h"
+
+namespace dirload {
+
+struct IndexStatus {
+  std::string table;
+  std::string line;  // canonical configured line
+  bool fresh = false;
+  std::string why;  // for a stale index: what differs
+};
+
+// Compares the configuration with what meta says was built.
+Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema,
+                                              const IndexConfig& config);
+
+struct IndexRunOptions {
+  IndexMethod method = IndexMethod::kSort;
+  BuilderOptions builder;
+  // Rebuild only these attributes (names as configured); empty: all.
+  std::vector<std::string> only;
+};
+
+struct IndexRunSummary {
+  uint64_t entries = 0;
+  std::vector<std::string> built;    // tables
+  std::vector<std::string> dropped;  // tables no longer configured
+  BuilderStats builder;
+  CacheStats cache_before, cache_after;
+};
+
+class Indexer {
+ public:
+  Indexer(Store* store, const Schema* schema, const IndexConfig* config, ProgressSink* progress)
+      : store_(store), schema_(schema), config_(config), progress_(progress) {}
+
+  // REQUIRES: the database is ready (phase 1 complete).
+  Result<IndexRunSummary> Run(const IndexRunOptions& options);
+
+ private:
+  Store* store_;
+  const Schema* schema_;
+  const IndexConfig* config_;
+  ProgressSink* progress_;
+};
+
+}  // namespace dirload

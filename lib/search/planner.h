@@ -1,0 +1,108 @@
+// Search planning: turning a filter into a set of candidate entry IDs with
+// the configured indexes. Candidates are always a superset of the entries the
+// filter matches (the search checks each one exactly, evaluate.h), and either
+// an exact ID list or "all entries" (a scan).
+//
+// Per filter node:
+//   AND       the intersection of its children's lists; children that cannot
+//             use an index are left out (the set stays a superset); all
+//             entries only when no child narrows. Children are read in an
+//             order that puts the likely short lists first (equality, then
+//             substrings, nested filters, presence and objectClass), and
+//             reading stops once kFewCandidates or fewer IDs remain.
+//   OR        the union of its children; one child needing all entries makes
+//             the OR all entries.
+//   NOT       all entries.
+//   present   the presence key, if the index has pres.
+//   = and ~=  the equality key, if the index has eq (or approx: the same
+//             keys). objectClass: the union over the asserted class and every
+//             subclass of it, since (objectClass=person) holds for entries
+//             listing only inetOrgPerson while the index holds the classes as
+//             listed.
+//   substrings  the intersection of the fragment keys (index_keys.h), if the
+//             index has the substring kinds and a fragment is long enough.
+//   >= <=     all entries: there are no ordering keys.
+// The index used for an attribute is IndexConfig::ForSearch (its own, or a
+// supertype's). Keys are made with the index type's rule, so an index is only
+// used when every subtype of the filter's type compares with that same rule
+// (otherwise a value could match under its own rule with another key).
+// Items that are Undefined for every entry (an undefined attribute type, no
+// matching rule for the kind, an undefined object class) have no candidates.
+//
+// Thread safety: a Planner is used by one thread at a time (the lookup
+// function usually reads a Store); the Schema and IndexConfig are only read
+// and must outlive it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/idl/id_list.h"
+#include "lib/index/index_spec.h"
+#include "lib/schema/schema.h"
+#include "lib/search/filter.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+// An AND whose intersection is down to this many IDs reads no more lists.
+inline constexpr size_t kFewCandidates = 16;
+
+// A candidate set: every entry, or exactly `ids`.
+struct Candidates {
+  bool all = true;
+  IdList ids;  // meaningful when !all
+
+  static Candidates All() { return {}; }
+  static Candidates Of(IdList ids) { return {false, std::move(ids)}; }
+};
+
+// How one filter node got its candidates, for --explain.
+struct PlanNode {
+  std::string filter;    // the node's RFC 4515 form
+  std::string how;       // "idx.sn eq:smith", "not indexed: no ordering keys", ...
+  bool all = true;       // the node's candidates are all entries
+  uint64_t ids = 0;      // otherwise their number
+  uint64_t lookups = 0;  // index keys read for this node itself
+  bool skipped = false;  // not planned: the parent had few enough candidates
+  std::vector<PlanNode> children;
+
+  // An indented tree, one node per line:
+  //   (&(objectClass=person)(sn=smith)) and: intersection -> 12 IDs
+  //     (objectClass=person) idx.objectclass eq, 3 classes -> 20000 IDs
+  //     (sn=smith) idx.sn eq:smith -> 12 IDs
+  std::string ToString() const;
+};
+
+// Reads the ID list of `key` in index table `table` (index_reader.h Lookup
+// over a Store; tests pass a fake). An absent key is an empty list.
+using IndexLookupFn = std::function<Result<IdList>(std::string_view table, std::string_view key)>;
+
+class Planner {
+ public:
+  // REQUIRES: schema and indexes outlive the planner.
+  Planner(const Schema& schema, const IndexConfig& indexes, IndexLookupFn lookup);
+
+  // Candidates for `filter`; *plan (if not null) receives the explanation.
+  // Errors come only from the lookup function (storage, corruption).
+  Result<Candidates> Plan(const Filter& filter, PlanNode* plan = nullptr);
+
+ private:
+  Result<Candidates> PlanNodeOf(const Filter& f, PlanNode* plan);
+  Result<Candidates> PlanItem(const Filter& f, PlanNode* plan);
+  Result<IdList> Read(const std::string& table, const std::string& key, PlanNode* plan);
+  // True when every subtype of `type` (itself included) that has a rule of
+  // the item's kind has `rule`.
+  bool SubtypesShareRule(const AttributeType* type, FilterKind kind,
+                         const MatchingRule* rule) const;
+
+  const Schema& schema_;
+  const IndexConfig& indexes_;
+  IndexLookupFn lookup_;
+};
+
+}  // namespace dirload

@@ -1,0 +1,165 @@
+#include "lib/idl/idl_cache.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+namespace dirload {
+namespace {
+
+using Key = std::pair<uint32_t, std::string>;
+
+// A flush target that checks each list continues where the last flush of
+// the same key ended, and collects the result.
+struct Collector {
+  std::map<Key, std::vector<EntryId>> lists;
+  uint64_t calls = 0;
+  Status Flush(uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+    ++calls;
+    auto& l = lists[{t, std::string(k)}];
+    for (EntryId id : ids) {
+      if (!l.empty() && id <= l.back()) return Status::Internal("not ascending");
+      l.push_back(id);
+    }
+    return Status::Ok();
+  }
+};
+
+TEST_CASE("IDL cache keeps lists exact at every capacity") {
+  const uint64_t seed = 99;
+  std::mt19937_64 rng(seed);
+  // A model workload: 3000 entries, each adding 1-8 keys from a skewed
+  // vocabulary over 3 tables, with repeats inside an entry.
+  struct Add {
+    uint32_t table;
+    std::string key;
+    EntryId id;
+  };
+  std::vector<Add> adds;
+  std::map<Key, std::set<EntryId>> model;
+  for (EntryId id = 1; id <= 3000; ++id) {
+    size_t n = 1 + rng() % 8;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t t = static_cast<uint32_t>(rng() % 3);
+      uint64_t r = rng() % 1000;
+      std::string key = std::to_string(r * r % 997);  // skewed
+      key.insert(key.begin(), '=');
+      adds.push_back({t, key, id});
+      if (rng() % 5 == 0) adds.push_back({t, key, id});  // a repeat in one entry
+      model[{t, key}].insert(id);
+    }
+  }
+
+  for (uint64_t capacity : {0ull, 1ull, 2ull, 10ull, 100ull, 1000000ull}) {
+    INFO("seed " << seed << " capacity " << capacity);
+    Collector evicted;
+    IdlCache cache(capacity, [&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+      return evicted.Flush(t, k, ids);
+    });
+    for (const Add& a : adds) REQUIRE(cache.Add(a.table, a.key, a.id).ok());
+    CHECK(cache.size() <= capacity);
+    const IdlCacheStats before = cache.stats();
+    std::vector<Key> drained_order;
+    REQUIRE(cache
+                .Drain([&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+                  drained_order.push_back({t, std::string(k)});
+                  return evicted.Flush(t, k, ids);
+                })
+                .ok());
+    CHECK(cache.size() == 0);
+    CHECK(std::is_sorted(drained_order.begin(), drained_order.end()));
+
+    // Contents are exact whatever the capacity.
+    REQUIRE(evicted.lists.size() == model.size());
+    for (const auto& [k, ids] : model) {
+      CHECK(evicted.lists[k] == std::vector<EntryId>(ids.begin(), ids.end()));
+    }
+    const IdlCacheStats& s = cache.stats();
+    CHECK(s.hits + s.misses == adds.size());
+    CHECK(s.flushes == evicted.calls);
+    if (capacity == 0) {
+      CHECK(s.evictions == 0);
+      CHECK(s.flushes == s.misses);
+    } else if (capacity >= model.size()) {
+      CHECK(s.flushes == drained_order.size());
+      CHECK(s.evictions == 0);
+      CHECK(before.misses == model.size());
+      CHECK(drained_order.size() == model.size());
+    } else {
+      CHECK(s.evictions > 0);
+      CHECK(s.flushes == s.evictions + drained_order.size());
+      CHECK(s.max_lists == capacity);
+      // Every miss beyond the first `capacity` lists evicted one.
+      CHECK(s.evictions == s.misses - capacity);
+    }
+    CHECK(s.bytes == 0);
+  }
+}
+
+TEST_CASE("IDL cache evicts the least recently used list") {
+  std::vector<std::string> flushed;
+  IdlCache cache(2, [&](uint32_t, std::string_view k, std::span<const EntryId>) {
+    flushed.emplace_back(k);
+    return Status::Ok();
+  });
+  REQUIRE(cache.Add(0, "a", 1).ok());
+  REQUIRE(cache.Add(0, "b", 2).ok());
+  REQUIRE(cache.Add(0, "a", 3).ok());  // a is now the most recent
+  REQUIRE(cache.Add(0, "c", 4).ok());  // evicts b
+  CHECK(flushed == std::vector<std::string>{"b"});
+  REQUIRE(cache.Add(0, "c", 5).ok());
+  REQUIRE(cache.Add(0, "d", 6).ok());  // evicts a
+  CHECK(flushed == std::vector<std::string>{"b", "a"});
+  REQUIRE(cache.Add(1, "d", 7).ok());  // same key, other table: a new list; evicts c
+  CHECK(flushed == std::vector<std::string>{"b", "a", "c"});
+  CHECK(cache.stats().evictions == 3);
+  CHECK(cache.stats().hits == 2);
+  CHECK(cache.stats().misses == 5);
+}
+
+TEST_CASE("IDL cache flush errors are sticky") {
+  int calls = 0;
+  IdlCache cache(1, [&](uint32_t, std::string_view, std::span<const EntryId>) {
+    ++calls;
+    return Status::IoError("disk full");
+  });
+  REQUIRE(cache.Add(0, "a", 1).ok());
+  CHECK(cache.Add(0, "b", 2).code() == StatusCode::kIoError);
+  CHECK(cache.Add(0, "c", 3).code() == StatusCode::kIoError);
+  CHECK(calls == 1);
+}
+
+TEST_CASE("IDL cache grows its table past many keys") {
+  std::map<std::string, std::vector<EntryId>> got;
+  IdlCache cache(1u << 30, [&](uint32_t, std::string_view k, std::span<const EntryId> ids) {
+    auto& l = got[std::string(k)];
+    l.insert(l.end(), ids.begin(), ids.end());
+    return Status::Ok();
+  });
+  auto key = [](EntryId n) {
+    std::string k = std::to_string(n);
+    k.insert(k.begin(), 'k');
+    return k;
+  };
+  for (EntryId id = 1; id <= 50000; ++id) {
+    REQUIRE(cache.Add(0, key(id), id).ok());
+    REQUIRE(cache.Add(0, key(id / 2), id).ok());
+  }
+  CHECK(cache.size() == 50001);
+  REQUIRE(cache
+              .Drain([&](uint32_t, std::string_view k, std::span<const EntryId> ids) {
+                auto& l = got[std::string(k)];
+                l.insert(l.end(), ids.begin(), ids.end());
+                return Status::Ok();
+              })
+              .ok());
+  CHECK(got["k1"] == std::vector<EntryId>{1, 2, 3});
+  CHECK(got["k0"] == std::vector<EntryId>{1});
+  CHECK(got["k50000"] == std::vector<EntryId>{50000});
+  CHECK(got.size() == 50001);
+}
+
+}  // namespace
+}  // namespace dirload

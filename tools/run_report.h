@@ -1,0 +1,17 @@
+// Turns engine, cache and builder figures into --stats entries.
+#pragma once
+
+#include "lib/pipeline/indexer.h"
+#include "lib/pipeline/run_stats.h"
+#include "lib/store/store.h"
+
+namespace dirload::tools {
+
+// The engine's cache figures now (Berkeley DB memp_stat; nothing on LMDB).
+void AddCacheCounters(Store* store, PhaseStats* phase);
+// Per-table entries and bytes, and the database's size on disk.
+void AddTableTotals(Store* store, RunStats* stats);
+// Phase 2's figures: builder counters, IDL cache, engine cache deltas.
+PhaseStats IndexPhaseStats(const IndexRunSummary& summary, const PhaseClock& clock);
+
+}  // namespace dirload::tools

@@ -1,0 +1,49 @@
+#include "tools/search_session.h"
+
+#include "lib/pipeline/database_meta.h"
+#include "lib/pipeline/indexer.h"
+#include "lib/store/tables.h"
+
+namespace dirload::tools {
+
+Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& args) {
+  auto s = std::make_unique<SearchSession>();
+  DIRLOAD_ASSIGN_OR_RETURN(s->db, ResolveDatabase(args, /*creating=*/false));
+  DIRLOAD_ASSIGN_OR_RETURN(s->schema, BuildSchema(s->db));
+  StoreOptions so = s->db.store_options;
+  so.read_only = true;
+  DIRLOAD_ASSIGN_OR_RETURN(s->store, Store::Open(s->db.backend, s->db.dir, so));
+  DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(s->store.get(), &s->dictionary));
+  DIRLOAD_RETURN_IF_ERROR(RequireReady(meta, s->db.dir));
+  s->suffix = meta.suffix;
+
+  // Without a configuration, the indexes are those the database says it built.
+  std::vector<IndexConfig::Line> lines;
+  if (s->db.index_lines.empty()) {
+    std::unique_ptr<Cursor> c = s->store->NewCursor(kMetaTable);
+    for (c->Seek("index."); c->valid() && c->key().substr(0, 6) == "index."; c->Next()) {
+      if (c->value() != "building") lines.push_back({std::string(c->value()), "database"});
+    }
+    DIRLOAD_RETURN_IF_ERROR(c->status());
+  } else {
+    DIRLOAD_ASSIGN_OR_RETURN(IndexConfig configured, BuildIndexConfig(*s->schema, s->db));
+    for (const IndexSpec& spec : configured.specs()) {
+      lines.push_back({IndexConfig::CanonicalLine(spec), spec.where});
+    }
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(IndexConfig all, IndexConfig::Parse(*s->schema, lines));
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexStatus> status,
+                           CheckIndexes(s->store.get(), *s->schema, all));
+  std::vector<IndexConfig::Line> fresh;
+  for (size_t i = 0; i < status.size(); ++i) {
+    if (status[i].fresh) {
+      fresh.push_back({status[i].line, "database"});
+    } else {
+      s->stale.push_back(status[i].table + ": " + status[i].why);
+    }
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(s->indexes, IndexConfig::Parse(*s->schema, fresh));
+  return s;
+}
+
+}  // namespace dirload::tools
