@@ -109,7 +109,8 @@ int RunAdd(const AddArgs& a) {
   Result<LoadSummary> summary = loader.Run(&reader);
   if (!summary.ok()) {
     int code = ReportError(summary.status());
-    if (store) {
+    // A refused database already said what to do.
+    if (store && code != kExitRefused && code != kExitUsage) {
       std::fprintf(stderr,
                    "dirload: the database in %s is incomplete (state 'loading'); remove it and "
                    "load again\n",

@@ -32,9 +32,11 @@
 // fits). Appending tops up the tail by the same rule and, when the tail is
 // full, renames it to chunk m and starts a new tail. Hence any sequence of
 // appends of the same IDs, in any batches, leaves byte-identical tables; the
-// two index builders rely on this. kChunkBodyBytes keeps a chunk (key, value
-// and node header) well inside half a 4 KB page, so chunks stay on LMDB leaf
-// pages instead of taking overflow pages of their own.
+// two index builders rely on this. kChunkBodyBytes keeps every value, tail
+// header included, under Berkeley DB's on-page limit for 4 KB pages (about
+// 1,000 bytes per item) and a chunk with its key well under LMDB's (about
+// 2,000), so chunks stay on leaf pages instead of taking overflow pages of
+// their own.
 //
 // Varints are unsigned LEB128 (lib/util/coding.h).
 //
@@ -54,7 +56,7 @@
 namespace dirload {
 
 inline constexpr uint32_t kIdlFormatVersion = 1;
-inline constexpr size_t kChunkBodyBytes = 1024;
+inline constexpr size_t kChunkBodyBytes = 960;
 inline constexpr uint32_t kTailChunk = 0xFFFFFFFFu;
 // Longest index key: escaping may double it, and the stored key adds 5 bytes;
 // 2 * 250 + 5 stays within the store's 511-byte limit (store.h kMaxKeySize).

@@ -107,7 +107,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     if (finished_) return Fail(Status::InvalidArgument("index builder finished twice"));
     finished_ = true;
     if (method_ == IndexMethod::kCache) {
-      if (cache_.capacity() > 0 && cache_.stats().evictions == 0 && options_.drop_existing) {
+      if (cache_.capacity() > 0 && cache_.stats().evictions == 0) {
         // Nothing reached the tables yet: every list is whole and the keys
         // come sorted, so the tables can be written by appending.
         DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders()));
@@ -261,6 +261,12 @@ class IndexBuilderImpl final : public IndexBuilder {
     return MaybeCommit();
   }
 
+  // A complete list: appended without reads when the build started from
+  // empty tables, else merged into what the table holds.
+  Status WriteWhole(uint32_t t, std::string_view key, std::span<const EntryId> ids) {
+    return options_.drop_existing ? AppendWhole(t, key, ids) : FlushEvicted(t, key, ids);
+  }
+
   Status CloseAppender() {
     if (appender_ == nullptr) return Status::Ok();
     uint64_t before = appender_->bytes_written();
@@ -273,7 +279,7 @@ class IndexBuilderImpl final : public IndexBuilder {
   Status DrainToAppenders() {
     DIRLOAD_RETURN_IF_ERROR(
         cache_.Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-          return AppendWhole(t, k, ids);
+          return WriteWhole(t, k, ids);
         }));
     return CloseAppender();
   }
@@ -302,7 +308,7 @@ class IndexBuilderImpl final : public IndexBuilder {
         std::clamp<uint64_t>(options_.sort_memory / (2 * runs_.size()), 64 << 10, 4 << 20));
     DIRLOAD_RETURN_IF_ERROR(MergeRuns(
         runs_, buffer, [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-          return AppendWhole(t, k, ids);
+          return WriteWhole(t, k, ids);
         }));
     return CloseAppender();
   }

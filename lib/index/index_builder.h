@@ -61,7 +61,7 @@ struct BuilderOptions {
   // kSort: where spill files go (--tmpdir); empty: $TMPDIR, else /tmp.
   std::string tmpdir;
   // Commit the store after about this many bytes written; 0: only at Finish.
-  uint64_t commit_bytes = 256ull << 20;
+  uint64_t commit_bytes = 64ull << 20;
   // Drop the specs' tables at Create().
   bool drop_existing = true;
 };

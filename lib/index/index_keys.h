@@ -40,6 +40,9 @@
 //   final of n >= 2 chars     '$' its last min(4, n) chars; if n > 4 and
 //                             subany is indexed, '*' keys at positions
 //                             0, 2, 4, ... <= n-4
+// When subinitial (subfinal) is not indexed but subany is, an initial (final)
+// fragment of n >= 4 chars gives '*' keys at 0, 2, 4, ... <= n-4 instead
+// (OpenLDAP gives none there).
 // Shorter fragments give no keys (the search must fall back to another index
 // or a scan). Every key is one that a value containing the fragment at that
 // place also has, provided "matches" means: each normalised fragment occurs

@@ -128,6 +128,10 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
         valid = NormalizeEquality(*schema_, *info.type, a.value, &scratch_);
       }
       if (!valid.ok()) {
+        // The schema's messages mostly name the attribute already.
+        if (valid.message().rfind("attribute '", 0) == 0) {
+          return Status::InvalidArgument("invalid value: " + valid.message());
+        }
         return Status::InvalidArgument("invalid value for '" + std::string(a.description) +
                                        "': " + valid.message());
       }

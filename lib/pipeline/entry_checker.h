@@ -56,6 +56,8 @@ class EntryChecker {
   // required even when schema checking is off, as slapadd -s requires it.
   Status Prepare(const ldif::Record& record, const Dn& dn, Prepared* out);
 
+  const Schema& schema() const { return *schema_; }
+
  private:
   struct Hash {
     using is_transparent = void;

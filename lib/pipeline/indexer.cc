@@ -87,7 +87,7 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   for (const IndexSpec& spec : specs) {
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, MetaKey(spec.table()), kBuilding));
   }
-  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
+  DIRLOAD_RETURN_IF_ERROR(store_->Commit());
   if (specs.empty()) return summary;
 
   AttributeDictionary dictionary;

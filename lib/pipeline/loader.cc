@@ -54,9 +54,10 @@ Status Loader::Begin() {
   meta.next_id = next_id_;
   meta.entries = entries_before_;
   DIRLOAD_RETURN_IF_ERROR(WriteMeta(store_, meta));
-  // The loading mark must be durable before any entry is: a crash after this
-  // point can only leave a database that says it is incomplete.
-  return store_->Sync();
+  // The loading mark is committed before any entry: whatever a crash leaves
+  // says it is incomplete. No sync: the engine writes commits in order, and
+  // one sync at the end is what makes the load durable (as slapadd -q does).
+  return store_->Commit();
 }
 
 Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
@@ -136,7 +137,9 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   Dn dn;
   Status st = checker->CheckDn(r.dn(), &dn, &item->ndn);
   if (!st.ok()) {
-    item->error = Status::InvalidArgument("invalid DN: " + st.message());
+    item->error = st.message().rfind("invalid DN", 0) == 0
+                      ? Status::InvalidArgument(st.message())
+                      : Status::InvalidArgument("invalid DN: " + st.message());
     return;
   }
   if (!EntryChecker::IsUnder(item->ndn, nsuffix_)) {
@@ -310,7 +313,20 @@ Status Loader::RemoveOrphans() {
             [](const auto& a, const auto& b) { return a.second.id < b.second.id; });
   holes_.clear();
   for (const auto& [hole_ndn, hole] : holes) {
-    std::string why = "parent entry '" + hole_ndn + "' does not exist";
+    // Named as the first entry that needed it spelt it, not normalised.
+    std::string parent = hole_ndn;
+    if (Result<Dn> child = ParseDn(hole.first_dn); child.ok()) {
+      Dn d = std::move(*child);
+      while (d.size() > 1) {
+        d = d.Parent();
+        std::string n;
+        if (NormalizeDn(checker_->schema(), d, &n).ok() && n == hole_ndn) {
+          parent = d.ToString();
+          break;
+        }
+      }
+    }
+    std::string why = "parent entry '" + parent + "' does not exist";
     if (store_ == nullptr) {
       DIRLOAD_RETURN_IF_ERROR(RejectText(hole.first_line, hole.first_dn, why, {}));
       continue;

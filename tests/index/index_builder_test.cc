@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "bench/ldif_generator.h"
 #include "lib/idl/idl_store.h"
 #include "lib/index/index_keys.h"
 #include "lib/index/index_reader.h"
+#include "lib/index/sorted_runs.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
 #include "tests/schema/builtin_fixture.h"
@@ -435,6 +437,119 @@ TEST_CASE("builder speed" * doctest::skip()) {
   for (const IndexBuildStats& i : st.indexes) {
     MESSAGE(i.table << " " << i.kinds << ": keys " << i.keys << " ids " << i.ids
                     << " unnormalizable " << i.unnormalizable);
+  }
+}
+
+}  // namespace
+}  // namespace dirload
+
+namespace dirload {
+namespace {
+
+TEST_CASE("an abandoned sort build removes its spill directory") {
+  TempDir dir;
+  auto store = OpenStore(Backend::kLmdb, dir.File("db"));
+  const Corpus& corpus = GeneratedCorpus(400);
+  BuilderOptions o;
+  o.sort_memory = 1;  // 1 MB: spills
+  o.tmpdir = dir.path().string();
+  auto spill_dirs = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+      n += e.path().filename().string().rfind("dirload-sort-", 0) == 0;
+    }
+    return n;
+  };
+  {
+    auto b = IndexBuilder::Create(IndexMethod::kSort, Specs(), BuiltinSchema(), store.get(), o);
+    REQUIRE(b.ok());
+    EntryView view;
+    for (size_t i = 0; i < corpus.encoded.size(); ++i) {
+      REQUIRE(DecodeEntry(corpus.encoded[i], &view).ok());
+      REQUIRE((*b)->Add(i + 1, view, corpus.dict).ok());
+    }
+    CHECK((*b)->stats().runs_spilled > 0);
+    CHECK(spill_dirs() == 1);
+  }  // destroyed without Finish()
+  CHECK(spill_dirs() == 0);
+}
+
+TEST_CASE("sorted runs merge in key order, concatenating IDs in run order") {
+  TempDir dir;
+  auto write = [&](const std::string& name,
+                   std::vector<std::tuple<uint32_t, std::string, std::vector<EntryId>>> recs) {
+    auto w = RunWriter::Create(dir.File(name));
+    REQUIRE(w.ok());
+    for (auto& [t, k, ids] : recs) REQUIRE((*w)->Add(t, k, ids).ok());
+    REQUIRE((*w)->Finish().ok());
+    return dir.File(name);
+  };
+  std::string long_key(300, 'k');
+  std::vector<EntryId> many;
+  for (EntryId i = 1; i <= 100000; ++i) many.push_back(i * 3);
+  std::vector<std::string> runs = {
+      write("r1", {{0, "a", {1, 2}}, {0, "b", {3}}, {1, "a", {4}}, {1, long_key, many}}),
+      write("r2", {{0, "a", {400000}}, {0, "c", {400001}}}),
+      write("r3", {{0, "b", {500000, 500001}}, {1, long_key, {600000}}}),
+  };
+  std::vector<std::tuple<uint32_t, std::string, std::vector<EntryId>>> got;
+  REQUIRE(
+      MergeRuns(runs, 64 << 10, [&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+        got.emplace_back(t, std::string(k), std::vector<EntryId>(ids.begin(), ids.end()));
+        return Status::Ok();
+      }).ok());
+  std::vector<EntryId> long_ids = many;
+  long_ids.push_back(600000);
+  std::vector<std::tuple<uint32_t, std::string, std::vector<EntryId>>> want = {
+      {0, "a", {1, 2, 400000}},
+      {0, "b", {3, 500000, 500001}},
+      {0, "c", {400001}},
+      {1, "a", {4}},
+      {1, long_key, long_ids}};
+  CHECK(got == want);
+
+  // A truncated run is reported, not misread.
+  std::string bytes = testing::ReadFile(runs[0]);
+  std::string cut = dir.Write("cut", bytes.substr(0, bytes.size() - 3));
+  Status s = MergeRuns({cut}, 64 << 10, [](uint32_t, std::string_view, std::span<const EntryId>) {
+    return Status::Ok();
+  });
+  CHECK(s.code() == StatusCode::kCorruption);
+}
+
+}  // namespace
+}  // namespace dirload
+
+namespace dirload {
+namespace {
+
+TEST_CASE("a second build with drop_existing off extends the tables") {
+  TempDir dir;
+  const Corpus& corpus = GeneratedCorpus(400);
+  const std::vector<IndexSpec> specs = Specs();
+  auto whole = OpenStore(Backend::kLmdb, dir.File("whole"));
+  Build(whole.get(), IndexMethod::kSort, {}, corpus, specs);
+  const auto want = DumpIndexTables(whole.get());
+
+  for (IndexMethod second : {IndexMethod::kSort, IndexMethod::kCache}) {
+    INFO("second method " << IndexMethodName(second));
+    auto store =
+        OpenStore(Backend::kLmdb, dir.File("parts" + std::string(IndexMethodName(second))));
+    EntryView view;
+    size_t half = corpus.encoded.size() / 2;
+    for (int part = 0; part < 2; ++part) {
+      BuilderOptions o;
+      o.drop_existing = part == 0;
+      auto b = IndexBuilder::Create(part == 0 ? IndexMethod::kCache : second, specs,
+                                    BuiltinSchema(), store.get(), o);
+      REQUIRE(b.ok());
+      for (size_t i = part == 0 ? 0 : half; i < (part == 0 ? half : corpus.encoded.size()); ++i) {
+        REQUIRE(DecodeEntry(corpus.encoded[i], &view).ok());
+        REQUIRE((*b)->Add(i + 1, view, corpus.dict).ok());
+      }
+      REQUIRE((*b)->Finish().ok());
+    }
+    CHECK(DumpIndexTables(store.get()) == want);
   }
 }
 

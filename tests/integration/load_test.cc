@@ -272,23 +272,22 @@ TEST_CASE("interrupted load: a killed dirload add leaves a database every comman
   std::string small = t.Write("small.ldif",
                               "dn: dc=example,dc=com\nobjectClass: dcObject\n"
                               "objectClass: organization\ndc: example\no: Example\n");
-  // Kill points, seconds after the start. The first may land before the
-  // database exists; the later ones must find it marked 'loading'.
+  // Kill points, seconds after the start. Where each lands depends on the
+  // machine (start-up alone can take longer than the first two in a sanitizer
+  // build on a busy machine), so each may find no database yet or one marked
+  // 'loading'; both must be refused. The kill below, once data is on disk, is
+  // the one that must find 'loading'.
   constexpr double kDelays[] = {0.05, 0.3, 1.0};
 
   for (const std::string& backend : kBackends) {
     CAPTURE(backend);
-    int marked_loading = 0;
     for (double delay : kDelays) {
       CAPTURE(delay);
       Db db{t.File("db-" + backend + "-" + std::to_string(static_cast<int>(delay * 1000))),
             backend};
       KillMidLoad(t, db, input, {}, [&](testing::Child&) { SleepSeconds(delay); });
-      if (CheckRefused(t, db, small)) ++marked_loading;
+      CheckRefused(t, db, small);
     }
-    CHECK_MESSAGE(marked_loading >= 2, "only " << marked_loading
-                                               << " of the timed kills found the database "
-                                                  "marked 'loading'");
 
     // Once entries are on disk the database is still refused as a whole. LMDB
     // writes at a commit (the loader commits every 20,000 entries); Berkeley
