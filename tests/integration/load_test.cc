@@ -585,6 +585,26 @@ TEST_CASE("-s: without schema checks an unknown attribute loads") {
   }
 }
 
+TEST_CASE("cat -a writes exactly the entries search finds, in ID order") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  std::string input = t.Write("input.ldif", std::string(kBase) + Person("alice") + "\n" +
+                                                Person("bob") + "\n" + Person("alina"));
+  Db db{t.File("db")};
+  RunResult add = db.Add(input, {"--index", "uid eq,sub"});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  RunResult cat = db.Cat({"-a", "(uid=al*)"});
+  REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+  LdifFile got = testing::ReadLdifText(cat.out);
+  REQUIRE(got.ok());
+  REQUIRE(got.records.size() == 2);
+  CHECK(got.records[0].dn().find("uid=alice,") == 0);
+  CHECK(got.records[1].dn().find("uid=alina,") == 0);
+  RunResult search = RunDirload({"search", "--db", db.dir, "(uid=al*)", "--dn"});
+  REQUIRE_MESSAGE(search.exit_code == 0, search.Describe());
+  CHECK(search.out == std::string(got.records[0].dn()) + "\n" + std::string(got.records[1].dn()) + "\n");
+}
+
 TEST_CASE("usage and refusal exit statuses") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
