@@ -7,6 +7,21 @@
 
 namespace dirload {
 
+const MatchingRule* MatchingRuleFor(FilterKind kind, const AttributeType* type) {
+  switch (kind) {
+    case FilterKind::kEquality:
+    case FilterKind::kApprox:
+      return type->equality;
+    case FilterKind::kGreaterOrEqual:
+    case FilterKind::kLessOrEqual:
+      return type->ordering;
+    case FilterKind::kSubstrings:
+      return type->substr;
+    default:
+      return nullptr;
+  }
+}
+
 // An assertion normalised under one matching rule.
 struct Assertion {
   const MatchingRule* rule = nullptr;
@@ -41,21 +56,6 @@ namespace {
 
 using Node = FilterMatcher::Node;
 
-// The rule an item of `kind` uses on values of `type`.
-const MatchingRule* RuleFor(FilterKind kind, const AttributeType* type) {
-  switch (kind) {
-    case FilterKind::kEquality:
-    case FilterKind::kApprox:
-      return type->equality;
-    case FilterKind::kGreaterOrEqual:
-    case FilterKind::kLessOrEqual:
-      return type->ordering;
-    case FilterKind::kSubstrings:
-      return type->substr;
-    default:
-      return nullptr;
-  }
-}
 
 // Normalises the item's assertion under the rule `type` uses for the item.
 Assertion Normalize(const Schema& schema, const Filter& f, const AttributeType& type,
@@ -95,7 +95,7 @@ Node Compile(const Filter& f, const Schema& schema, const AttributeType* object_
   if (f.kind == FilterKind::kPresent) return n;
 
   const AttributeType* type = n.description.type;
-  const MatchingRule* rule = RuleFor(f.kind, type);
+  const MatchingRule* rule = MatchingRuleFor(f.kind, type);
   if (rule == nullptr) {
     n.undefined = true;
     return n;
@@ -125,7 +125,7 @@ Node Compile(const Filter& f, const Schema& schema, const AttributeType* object_
   // Subtypes with a rule of their own get the assertion under that rule.
   for (const AttributeType* t : schema.attribute_types()) {
     if (t == type || !Schema::IsSubtypeOf(t, type)) continue;
-    const MatchingRule* r = RuleFor(f.kind, t);
+    const MatchingRule* r = MatchingRuleFor(f.kind, t);
     if (r == nullptr || n.AssertionFor(r) != nullptr) continue;
     n.assertions.push_back(Normalize(schema, f, *t, r));
   }
@@ -183,7 +183,7 @@ struct Evaluator {
       const ObjectClass* oc = schema.FindObjectClass(value);
       return oc != nullptr && oc->IsSubclassOf(n.object_class);
     }
-    const MatchingRule* rule = RuleFor(n.kind, &type);
+    const MatchingRule* rule = MatchingRuleFor(n.kind, &type);
     if (rule == nullptr) return false;
     const Assertion* a = n.AssertionFor(rule);
     if (a == nullptr || !a->valid) return false;

@@ -52,6 +52,11 @@
 
 namespace dirload {
 
+// The matching rule an item of `kind` applies to values of `type` (equality
+// for = and ~=, ordering for >= and <=, substrings for *); null when the type
+// has none, or for presence and the boolean kinds.
+const MatchingRule* MatchingRuleFor(FilterKind kind, const AttributeType* type);
+
 enum class Truth : uint8_t { kFalse, kTrue, kUndefined };
 
 std::string_view TruthName(Truth t);  // "FALSE", "TRUE", "Undefined"

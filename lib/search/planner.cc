@@ -5,25 +5,12 @@
 #include <utility>
 
 #include "lib/index/index_keys.h"
+#include "lib/search/evaluate.h"
 #include "lib/schema/ascii.h"
 
 namespace dirload {
 namespace {
 
-const MatchingRule* RuleOfKind(const AttributeType* type, FilterKind kind) {
-  switch (kind) {
-    case FilterKind::kEquality:
-    case FilterKind::kApprox:
-      return type->equality;
-    case FilterKind::kGreaterOrEqual:
-    case FilterKind::kLessOrEqual:
-      return type->ordering;
-    case FilterKind::kSubstrings:
-      return type->substr;
-    default:
-      return nullptr;
-  }
-}
 
 // The order in which AND reads its children: equality first (usually the
 // shortest lists), objectClass and presence (usually the longest) last, and
@@ -180,7 +167,7 @@ bool Planner::SubtypesShareRule(const AttributeType* type, FilterKind kind,
                                 const MatchingRule* rule) const {
   for (const AttributeType* t : schema_.attribute_types()) {
     if (!Schema::IsSubtypeOf(t, type)) continue;
-    const MatchingRule* r = RuleOfKind(t, kind);
+    const MatchingRule* r = MatchingRuleFor(kind, t);
     if (r != nullptr && r != rule) return false;
   }
   return true;
@@ -194,7 +181,7 @@ Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
     return Candidates::Of(IdList());
   }
   const AttributeType* type = ad->type;
-  if (f.kind != FilterKind::kPresent && RuleOfKind(type, f.kind) == nullptr) {
+  if (f.kind != FilterKind::kPresent && MatchingRuleFor(f.kind, type) == nullptr) {
     plan->how = "never true: " + std::string(type->name()) + " has no matching rule for " +
                 std::string(FilterKindName(f.kind));
     return Candidates::Of(IdList());
