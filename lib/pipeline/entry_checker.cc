@@ -5,6 +5,29 @@
 #include "lib/schema/normalize.h"
 
 namespace dirload {
+namespace {
+
+// Whether normalising `value` with `n` could fail. The string rules fail only
+// on malformed UTF-8 or Unicode they cannot prepare, never on ASCII, and the
+// IA5 rules never fail: for most values the check is a byte scan, not a
+// normalisation.
+bool NormalizationCanFail(Normalizer n, std::string_view value) {
+  switch (n) {
+    case Normalizer::kOctetString:
+    case Normalizer::kCaseIgnoreIA5:
+    case Normalizer::kCaseExactIA5:
+      return false;
+    case Normalizer::kCaseIgnore:
+    case Normalizer::kCaseExact:
+    case Normalizer::kCaseIgnoreList:
+      return std::any_of(value.begin(), value.end(),
+                         [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    default:
+      return true;
+  }
+}
+
+}  // namespace
 
 EntryChecker::EntryChecker(const Schema* schema, bool check_schema)
     : schema_(schema),
@@ -123,8 +146,8 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       const MatchingRule* eq = info.type->equality;
       const bool dn_rule = eq != nullptr && eq->normalizer == Normalizer::kDistinguishedName;
       Status valid = dn_rule ? Status::Ok() : ValidateValue(*info.type, a.value);
-      if (valid.ok() && eq != nullptr && eq->normalizer != Normalizer::kOctetString &&
-          SlapaddRejectsUnnormalizable(eq->normalizer)) {
+      if (valid.ok() && eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
+          NormalizationCanFail(eq->normalizer, a.value)) {
         valid = NormalizeEquality(*schema_, *info.type, a.value, &scratch_);
       }
       if (!valid.ok()) {
