@@ -234,8 +234,14 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     if (r == 0) r = ++ranks;
     p.rank = r;
   }
-  std::stable_sort(present_.begin(), present_.end(),
-                   [](const Present& a, const Present& b) { return a.rank < b.rank; });
+  // Insertion sort: stable, allocates nothing, and the input is mostly in
+  // order already (LDIF writers group an attribute's values).
+  for (size_t i = 1; i < present_.size(); ++i) {
+    Present p = present_[i];
+    size_t j = i;
+    for (; j > 0 && present_[j - 1].rank > p.rank; --j) present_[j] = present_[j - 1];
+    present_[j] = p;
+  }
   for (size_t i = 0; i < present_.size(); ++i) {
     first_rank_[present_[i].info->canonical] = 0;
     if (check_schema_ && i > 0 && present_[i].rank == present_[i - 1].rank &&

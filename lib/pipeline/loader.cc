@@ -251,9 +251,11 @@ Result<std::string> Loader::StoredDn(const std::string& ndn) {
   if (ndn == last_parent_ndn_) return last_parent_dn_;
   if (holes_.count(ndn)) return std::string();  // not stored yet
   std::string dn;
-  if (auto it = recent_dns_.find(ndn); it != recent_dns_.end()) {
+  if (auto it = parent_dns_.find(ndn); it != parent_dns_.end()) {
     dn = it->second;
-  } else if (store_ != nullptr) {
+  } else if (store_ == nullptr) {
+    return std::string();  // -u stores nothing: entries keep their own spelling
+  } else {
     DIRLOAD_ASSIGN_OR_RETURN(bool found,
                              store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
     if (found) {
@@ -263,6 +265,9 @@ Result<std::string> Loader::StoredDn(const std::string& ndn) {
       if (has && DecodeEntry(entry, &view).ok()) dn = std::string(view.dn);
     }
   }
+  // Parents are few and looked up again and again.
+  if (parent_dns_.size() >= kParentDns) parent_dns_.clear();
+  parent_dns_.emplace(ndn, dn);
   last_parent_ndn_ = ndn;
   last_parent_dn_ = dn;
   return dn;
@@ -275,9 +280,6 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
-  // Entries that may become parents are remembered with their stored DN.
-  if (recent_dns_.size() >= kRecentDns) recent_dns_.clear();
-  recent_dns_.emplace(ndn, stored_dn);
   if (store_ == nullptr) {
     dry_run_dns_.emplace(ndn, record.line());
     return Status::Ok();

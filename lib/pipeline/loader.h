@@ -100,7 +100,7 @@ class Loader {
     std::unordered_map<const char*, uint32_t> ids;  // canonical description -> dictionary id
     std::vector<ValueRef> values;
   };
-  static constexpr size_t kRecentDns = 4096;
+  static constexpr size_t kParentDns = 4096;
 
   Status Begin();
   Status Finish();
@@ -143,7 +143,7 @@ class Loader {
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
   std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
   std::unordered_map<std::string, Hole> holes_;            // by normalised DN
-  std::unordered_map<std::string, std::string> recent_dns_;  // ndn -> stored DN
+  std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;
   std::string key_, value_;
