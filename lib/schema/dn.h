@@ -22,7 +22,7 @@
 //     "ou=X+dc=Example" and "DC=example+OU=x" both give "dc=example+ou=x".
 // Hence, in a normalised DN, every unescaped ',' separates RDNs and no byte is
 // below 0x20. Differences from slapd: values are prepared per RFC 4518 (slapd
-// keeps a TAB, and neither case-folds U+00DF nor maps NEL to a space), and
+// keeps a TAB and does not map NEL to a space), and
 // objectIdentifierMatch values are resolved to numeric OIDs.
 //
 // Rejected by NormalizeDn, as by slapd: undefined attribute types, types

@@ -4,10 +4,11 @@
 // Ordering rules compare keys with CompareNormalized.
 //
 // Keys per normaliser (matching_rule.h):
-//   kCaseIgnore        RFC 4518 prep + NFKC + full case fold + insignificant
-//                      spaces: "  ÅNGSTRÖM  Lab" and "ångström lab" agree,
-//                      "ｆｏｏ" is "foo", "ß" is "ss". Empty or all-space
-//                      values become " ".
+//   kCaseIgnore        RFC 4518 prep + NFKC + per-code-point lower-casing
+//                      (as OpenLDAP: "ß" stays "ß", final sigma stays) +
+//                      insignificant spaces: "  ÅNGSTRÖM  Lab" and
+//                      "ångström lab" agree, "ｆｏｏ" is "foo". Empty or
+//                      all-space values become " ".
 //   kCaseExact         the same without case folding.
 //   kCaseIgnoreIA5     ASCII lower-casing + insignificant spaces.
 //   kCaseExactIA5      insignificant spaces.

@@ -192,11 +192,14 @@ Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos
     AppendUtf8(MapsToSpace(cp) ? 0x20 : cp, &mapped);
   }
 
-  // NFKC with (optional) full case folding, done by utf8proc in two steps so
-  // no intermediate malloc'd string is needed: decompose into code points,
-  // then compose and re-encode in place.
-  const auto options = static_cast<utf8proc_option_t>(
-      UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_COMPOSE | (fold_case ? UTF8PROC_CASEFOLD : 0));
+  // NFKC, done by utf8proc in two steps so no intermediate malloc'd string is
+  // needed: decompose into code points, then compose and re-encode in place.
+  // Case is folded one code point at a time between the two steps, as
+  // OpenLDAP folds it: ß stays ß and final sigma stays final sigma (full
+  // Unicode case folding would make them "ss" and sigma, and answers would
+  // differ from slapd's).
+  const auto options = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPAT |
+                                                       UTF8PROC_COMPOSE);
   std::vector<utf8proc_int32_t> buf(mapped.size() + 16);
   utf8proc_ssize_t n;
   for (;;) {
@@ -208,6 +211,9 @@ Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos
                                      utf8proc_errmsg(n));
     if (static_cast<size_t>(n) <= buf.size()) break;
     buf.resize(static_cast<size_t>(n));
+  }
+  if (fold_case) {
+    for (utf8proc_ssize_t k = 0; k < n; ++k) buf[k] = utf8proc_tolower(buf[k]);
   }
   // reencode needs room for 4 bytes per code point, which the int32 buffer has.
   const utf8proc_ssize_t bytes = utf8proc_reencode(buf.data(), n, options);

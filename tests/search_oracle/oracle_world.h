@@ -89,7 +89,7 @@ class OracleWorld {
   // from: "title" and "l" of the person most filters are about.
   const std::map<std::string, std::string>& picks() const { return picks_; }
   // slapcat's DN set for any query. REQUIRES: openldap_missing() is empty.
-  DnSet Expected(const Query& q) { return SlapcatDns(q); }
+  DnSet Expected(const Query& q) { return SlapcatDns({q})[0]; }
 
   // The directory of a database loaded by `dirload add` with `config` and the
   // workload index configuration (recorded but not built with no_index),
@@ -104,6 +104,11 @@ class OracleWorld {
   // `extra`.
   static SearchOutcome Search(const std::string& db, const Query& q,
                               const std::vector<std::string>& extra = {});
+  // Search() for every query, several at a time ($DIRLOAD_ORACLE_JOBS
+  // children, 2 by default); results in the order of `queries`.
+  static std::vector<SearchOutcome> SearchAll(const std::string& db,
+                                              const std::vector<Query>& queries,
+                                              const std::vector<std::string>& extra = {});
 
   // `dirload ARGS...`.
   static CommandResult Dirload(const std::vector<std::string>& args, double timeout = 600);
@@ -113,7 +118,7 @@ class OracleWorld {
   void Build();
   void PickQueries();
   void LoadOpenLdap();
-  DnSet SlapcatDns(const Query& q);
+  std::vector<DnSet> SlapcatDns(const std::vector<Query>& queries);
 
   TempDir dir_;
   uint64_t entries_ = 0;
