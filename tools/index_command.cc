@@ -1,5 +1,6 @@
 // dirload index: slapindex's job. Rebuilds all indexes, or those named, from
 // id2entry, after the index configuration or the schema changed.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -18,6 +19,7 @@ struct IndexArgs {
   DatabaseArgs db;
   IndexBuildArgs build;
   std::vector<std::string> attributes;
+  bool all = false;
   bool check_only = false;
   std::string progress = "auto";
   std::string stats_file;
@@ -31,8 +33,6 @@ int RunIndex(const IndexArgs& a) {
   }
   Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);
   if (!schema.ok()) return ReportError(schema.status());
-  Result<IndexConfig> config = BuildIndexConfig(**schema, *db);
-  if (!config.ok()) return ReportError(config.status());
   Result<IndexRunOptions> options = ResolveIndexBuild(a.build);
   if (!options.ok()) return ReportError(options.status());
   options->only = a.attributes;
@@ -46,22 +46,51 @@ int RunIndex(const IndexArgs& a) {
   Status ready = RequireReady(*meta, db->dir);
   if (!ready.ok()) return ReportError(ready);
 
+  // Without a configuration, the one the database was built with: rebuilding
+  // must never drop every index because no configuration was given.
+  Result<IndexConfig> config = Status::Internal("unset");
+  if (db->index_lines.empty()) {
+    Result<std::vector<IndexConfig::Line>> recorded = RecordedIndexLines(store->get());
+    if (!recorded.ok()) return ReportError(recorded.status());
+    config = IndexConfig::Parse(**schema, *recorded);
+  } else {
+    config = BuildIndexConfig(**schema, *db);
+  }
+  if (!config.ok()) return ReportError(config.status());
+
   Result<std::vector<IndexStatus>> status = CheckIndexes(store->get(), **schema, *config);
   if (!status.ok()) return ReportError(status.status());
-  size_t stale = 0;
+  Result<std::vector<std::string>> unconfigured = UnconfiguredIndexTables(store->get(), *config);
+  if (!unconfigured.ok()) return ReportError(unconfigured.status());
+  std::vector<std::string> stale;
   for (const IndexStatus& s : *status) {
     if (s.fresh) continue;
-    ++stale;
+    stale.push_back(s.table);
     if (a.check_only || a.db.verbose) {
       std::fprintf(stderr, "dirload: %s is stale: %s\n", s.table.c_str(), s.why.c_str());
     }
   }
   if (a.check_only) {
-    std::fprintf(stderr, "dirload: %zu of %zu indexes stale\n", stale, status->size());
-    return stale == 0 ? kExitOk : kExitRefused;
+    for (const std::string& t : *unconfigured) {
+      std::fprintf(stderr, "dirload: %s is no longer configured and would be dropped\n",
+                   t.c_str());
+    }
+    std::fprintf(stderr, "dirload: %zu of %zu indexes stale, %zu to drop\n", stale.size(),
+                 status->size(), unconfigured->size());
+    return stale.empty() && unconfigured->empty() ? kExitOk : kExitRefused;
   }
-  if (config->empty()) {
-    std::fprintf(stderr, "dirload: no index is configured (slapd.conf 'index' lines or --index)\n");
+  // By default only what is stale is rebuilt; named attributes or --all say otherwise.
+  if (options->only.empty() && !a.all) {
+    for (const IndexSpec& spec : config->specs()) {
+      if (std::find(stale.begin(), stale.end(), spec.table()) != stale.end()) {
+        options->only.push_back(std::string(spec.name()));
+      }
+    }
+    if (options->only.empty() && unconfigured->empty()) {
+      std::fprintf(stderr, "dirload: all %zu indexes are up to date (--all rebuilds them)\n",
+                   status->size());
+      return kExitOk;
+    }
   }
   ProgressPrinter progress(a.progress == "always"  ? ProgressMode::kAlways
                            : a.progress == "never" ? ProgressMode::kNever
@@ -92,13 +121,16 @@ int RunIndex(const IndexArgs& a) {
 CommandRunner RegisterIndex(CLI::App* app) {
   auto a = std::make_shared<IndexArgs>();
   CLI::App* cmd = app->add_subcommand(
-      "index", "rebuild the indexes of a database from its entries (slapindex): all, or the "
-               "attributes named; tables of indexes no longer configured are dropped");
+      "index", "rebuild the indexes of a database from its entries (slapindex): the stale "
+               "ones, the attributes named, or --all; tables of indexes no longer configured "
+               "are dropped. Without -f or --index, the configuration recorded in the database "
+               "is used");
   cmd->add_option("attributes", a->attributes, "attributes whose indexes to rebuild (default all)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   AddIndexBuildOptions(cmd, &a->build);
+  cmd->add_flag("--all", a->all, "rebuild every configured index, not only the stale ones");
   cmd->add_flag("--check", a->check_only,
-                "only say which indexes are stale (exit 3 when any is)");
+                "only say which indexes are stale or would be dropped (exit 3 when any)");
   cmd->add_option("--progress", a->progress, "progress line on stderr: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--stats", a->stats_file, "write measurements as JSON to this file");

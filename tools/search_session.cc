@@ -2,7 +2,6 @@
 
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
-#include "lib/store/tables.h"
 
 namespace dirload::tools {
 
@@ -20,11 +19,7 @@ Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& arg
   // Without a configuration, the indexes are those the database says it built.
   std::vector<IndexConfig::Line> lines;
   if (s->db.index_lines.empty()) {
-    std::unique_ptr<Cursor> c = s->store->NewCursor(kMetaTable);
-    for (c->Seek("index."); c->valid() && c->key().substr(0, 6) == "index."; c->Next()) {
-      if (c->value() != "building") lines.push_back({std::string(c->value()), "database"});
-    }
-    DIRLOAD_RETURN_IF_ERROR(c->status());
+    DIRLOAD_ASSIGN_OR_RETURN(lines, RecordedIndexLines(s->store.get()));
   } else {
     DIRLOAD_ASSIGN_OR_RETURN(IndexConfig configured, BuildIndexConfig(*s->schema, s->db));
     for (const IndexSpec& spec : configured.specs()) {

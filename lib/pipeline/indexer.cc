@@ -24,6 +24,28 @@ std::string Fingerprint(const Schema& schema) {
 
 }  // namespace
 
+Result<std::vector<IndexConfig::Line>> RecordedIndexLines(Store* store) {
+  std::vector<IndexConfig::Line> lines;
+  std::unique_ptr<Cursor> c = store->NewCursor(kMetaTable);
+  for (c->Seek("index."); c->valid() && c->key().substr(0, 6) == "index."; c->Next()) {
+    if (c->value() != kBuilding) lines.push_back({std::string(c->value()), "database"});
+  }
+  DIRLOAD_RETURN_IF_ERROR(c->status());
+  return lines;
+}
+
+Result<std::vector<std::string>> UnconfiguredIndexTables(Store* store, const IndexConfig& config) {
+  std::vector<std::string> out;
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> tables, store->ListTables());
+  for (const std::string& t : tables) {
+    if (t.rfind(kIndexTablePrefix, 0) != 0) continue;
+    bool configured = std::any_of(config.specs().begin(), config.specs().end(),
+                                  [&](const IndexSpec& s) { return s.table() == t; });
+    if (!configured) out.push_back(t);
+  }
+  return out;
+}
+
 Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema,
                                               const IndexConfig& config) {
   std::vector<IndexStatus> out;
@@ -71,16 +93,12 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   }
 
   // Tables of indexes no longer configured go first.
-  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> tables, store_->ListTables());
-  for (const std::string& t : tables) {
-    if (t.rfind(kIndexTablePrefix, 0) != 0) continue;
-    bool configured = std::any_of(config_->specs().begin(), config_->specs().end(),
-                                  [&](const IndexSpec& s) { return s.table() == t; });
-    if (!configured) {
-      DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
-      DIRLOAD_RETURN_IF_ERROR(store_->Delete(kMetaTable, MetaKey(t)));
-      summary.dropped.push_back(t);
-    }
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> unconfigured,
+                           UnconfiguredIndexTables(store_, *config_));
+  for (const std::string& t : unconfigured) {
+    DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
+    DIRLOAD_RETURN_IF_ERROR(store_->Delete(kMetaTable, MetaKey(t)));
+    summary.dropped.push_back(t);
   }
   // Marked before the first key is written: an interrupted build leaves them
   // stale, never half-built and trusted.

@@ -33,6 +33,13 @@ struct IndexStatus {
   std::string why;  // for a stale index: what differs
 };
 
+// The configuration the database says its indexes were built with (one
+// canonical line per index, `where` = "database"); empty when none.
+Result<std::vector<IndexConfig::Line>> RecordedIndexLines(Store* store);
+
+// Index tables in the store that `config` does not configure.
+Result<std::vector<std::string>> UnconfiguredIndexTables(Store* store, const IndexConfig& config);
+
 // Compares the configuration with what meta says was built.
 Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema,
                                               const IndexConfig& config);
