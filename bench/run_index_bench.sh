@@ -78,7 +78,7 @@ for ((i = 1; i <= runs; i++)); do
       run "add:dirload-$backend-$method" "$db" 1 "$dirload" add --progress never \
         --backend "$backend" --index-method "$method" --db "$db" --suffix "$suffix" -l "$ldif" \
         "${WORKLOAD_INDEXES[@]}"
-      run "index:dirload-$backend-$method" "$db" 0 "$dirload" index --progress never \
+      run "index:dirload-$backend-$method" "$db" 0 "$dirload" index --all --progress never \
         --index-method "$method" --db "$db" "${WORKLOAD_INDEXES[@]}"
     done
   done
