@@ -305,12 +305,12 @@ class PrefetchingSource final : public ByteSource {
   std::thread worker_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> full_;     // guarded by mu_
-  std::deque<uint64_t> offsets_;     // inner input offset after each block; guarded by mu_
-  bool finished_ = false;            // guarded by mu_
-  bool stop_ = false;                // guarded by mu_
-  Status error_;                     // guarded by mu_
-  std::string current_;              // consumer side only
+  std::deque<std::string> full_;  // guarded by mu_
+  std::deque<uint64_t> offsets_;  // inner input offset after each block; guarded by mu_
+  bool finished_ = false;         // guarded by mu_
+  bool stop_ = false;             // guarded by mu_
+  Status error_;                  // guarded by mu_
+  std::string current_;           // consumer side only
   size_t current_pos_ = 0;
   uint64_t consumer_offset_ = 0;
 };
@@ -323,7 +323,8 @@ Result<std::unique_ptr<ByteSource>> Wrap(std::unique_ptr<RawInput> raw, std::str
     DIRLOAD_RETURN_IF_ERROR(gz->Init());
     return std::unique_ptr<ByteSource>(std::make_unique<PrefetchingSource>(std::move(gz)));
   }
-  return std::unique_ptr<ByteSource>(std::make_unique<PlainSource>(std::move(peeked), std::move(name)));
+  return std::unique_ptr<ByteSource>(
+      std::make_unique<PlainSource>(std::move(peeked), std::move(name)));
 }
 
 }  // namespace

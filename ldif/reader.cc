@@ -75,8 +75,8 @@ int HexDigit(char c) {
 Result<std::string> FileUrlPath(std::string_view url, const std::string& base) {
   std::string_view scheme_end = url.substr(0, url.find(':'));
   if (scheme_end.size() == url.size() || !EqualsIgnoreCase(scheme_end, "file")) {
-    std::string scheme = url.find(':') == std::string_view::npos ? std::string(url)
-                                                                  : std::string(scheme_end);
+    std::string scheme =
+        url.find(':') == std::string_view::npos ? std::string(url) : std::string(scheme_end);
     return Status::Unsupported("unsupported URL '" + Printable(url, 80) +
                                "' (only file:// URLs are read)");
   }
@@ -101,7 +101,8 @@ Result<std::string> FileUrlPath(std::string_view url, const std::string& base) {
       path += rest[i];
     }
   }
-  if (path.empty()) return Status::InvalidArgument("file URL '" + Printable(url, 80) + "' has no path");
+  if (path.empty())
+    return Status::InvalidArgument("file URL '" + Printable(url, 80) + "' has no path");
   if (path[0] != '/' && !base.empty()) path = base + "/" + path;
   return path;
 }
@@ -220,7 +221,8 @@ Status Reader::RecordError(uint64_t line, std::string what) {
   error_.fatal = false;
   error_.text.clear();
   std::string msg = error_.file + ":" + std::to_string(line) + ": " + error_.what;
-  if (record_line_ != line) msg += " (record starting at line " + std::to_string(record_line_) + ")";
+  if (record_line_ != line)
+    msg += " (record starting at line " + std::to_string(record_line_) + ")";
   return Status::ParseError(std::move(msg));
 }
 
@@ -322,8 +324,8 @@ Status Reader::ParseRecord(std::string_view text, Record* record) {
   expect_ = first_record_ ? Expect::kVersionOrDn : Expect::kDn;
   scratch_.clear();
   auto line_of_offset = [&](size_t at) {
-    return record_line_ + (std::lower_bound(line_ends_.begin(), line_ends_.end(), at) -
-                           line_ends_.begin());
+    return record_line_ +
+           (std::lower_bound(line_ends_.begin(), line_ends_.end(), at) - line_ends_.begin());
   };
   if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
     return RecordError(line_of_offset(static_cast<const char*>(nul) - text.data()),
@@ -389,8 +391,8 @@ Status Reader::ParseValue(std::string_view rest, std::string_view description, u
     size_t at = buf.size();
     Status st = Base64Decode(rest, &buf);
     if (!st.ok()) {
-      return RecordError(line_no, "bad base64 value for '" + std::string(description) +
-                                      "': " + st.message());
+      return RecordError(
+          line_no, "bad base64 value for '" + std::string(description) + "': " + st.message());
     }
     *value = {static_cast<uint32_t>(at), static_cast<uint32_t>(buf.size() - at)};
     return Status::Ok();
@@ -400,15 +402,14 @@ Status Reader::ParseValue(std::string_view rest, std::string_view description, u
     while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
     Result<std::string> path = FileUrlPath(rest, options_.url_base_dir);
     if (!path.ok()) {
-      return RecordError(line_no, "value of '" + std::string(description) +
-                                      "': " + path.status().message());
+      return RecordError(line_no,
+                         "value of '" + std::string(description) + "': " + path.status().message());
     }
     size_t at = buf.size();
     Status st = ReadWholeFile(*path, options_.max_record_size, &buf);
     if (!st.ok()) {
       buf.resize(at);
-      return RecordError(line_no, "value of '" + std::string(description) +
-                                      "': " + st.message());
+      return RecordError(line_no, "value of '" + std::string(description) + "': " + st.message());
     }
     *value = {static_cast<uint32_t>(at), static_cast<uint32_t>(buf.size() - at)};
     return Status::Ok();
@@ -436,8 +437,8 @@ Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record*
         std::string_view v = rest;
         while (!v.empty() && v[0] == ' ') v.remove_prefix(1);
         if (v != "1") {
-          return RecordError(line_no, "unsupported LDIF version '" + Printable(v) +
-                                          "' (only version 1 exists)");
+          return RecordError(
+              line_no, "unsupported LDIF version '" + Printable(v) + "' (only version 1 exists)");
         }
         saw_version_ = true;
         expect_ = Expect::kDn;
@@ -446,10 +447,11 @@ Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record*
       [[fallthrough]];
     case Expect::kDn: {
       if (!EqualsIgnoreCase(desc, "dn")) {
-        return RecordError(line_no,
-                           "expected 'dn:' at the start of a record, found '" + Printable(line) + "'");
+        return RecordError(
+            line_no, "expected 'dn:' at the start of a record, found '" + Printable(line) + "'");
       }
-      if (!rest.empty() && rest[0] == '<') return RecordError(line_no, "a DN cannot be given as a URL");
+      if (!rest.empty() && rest[0] == '<')
+        return RecordError(line_no, "a DN cannot be given as a URL");
       Record::Span dn;
       DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, "dn", line_no, record, &dn));
       record->SetDnSpan(dn);

@@ -142,8 +142,9 @@ int RunAdd(const AddArgs& a) {
     Result<IndexRunSummary> built = indexer.Run(*index_options);
     if (!built.ok()) {
       int code = ReportError(built.status());
-      std::fprintf(stderr, "dirload: the entries are loaded but the indexes are stale; run "
-                           "'dirload index' to build them\n");
+      std::fprintf(stderr,
+                   "dirload: the entries are loaded but the indexes are stale; run "
+                   "'dirload index' to build them\n");
       return code;
     }
     stats.phases.push_back(IndexPhaseStats(*built, clock2));
@@ -168,8 +169,9 @@ int RunAdd(const AddArgs& a) {
 CommandRunner RegisterAdd(CLI::App* app) {
   auto a = std::make_shared<AddArgs>();
   CLI::App* cmd = app->add_subcommand(
-      "add", "load LDIF into a database (slapadd): phase 1 stores the entries, phase 2 builds "
-             "the indexes");
+      "add",
+      "load LDIF into a database (slapadd): phase 1 stores the entries, phase 2 builds "
+      "the indexes");
   cmd->add_option("-l,--ldif", a->ldif, "LDIF input, plain or gzip ('-' or absent: stdin)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   cmd->add_flag("-q,--quick", a->quick, "fewer, larger transactions (as slapadd -q)");
@@ -187,8 +189,9 @@ CommandRunner RegisterAdd(CLI::App* app) {
       ->check(CLI::Range(1u, 64u));
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
   AddIndexBuildOptions(cmd, &a->index_build);
-  cmd->add_option("--progress", a->progress, "progress line on stderr: auto (when a terminal), "
-                                             "always, never")
+  cmd->add_option("--progress", a->progress,
+                  "progress line on stderr: auto (when a terminal), "
+                  "always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--stats", a->stats_file, "write per-phase measurements as JSON to this file");
   cmd->add_option("--max-record-size", a->max_record_size,

@@ -48,8 +48,9 @@ Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
   ldif::Record record;
   DIRLOAD_ASSIGN_OR_RETURN(
       SearchResult result,
-      Search(s->store.get(), *s->schema, s->dictionary, req,
-             [&](EntryId, const EntryView& e) { return WriteEntry(e, s->dictionary, &record, writer); }));
+      Search(s->store.get(), *s->schema, s->dictionary, req, [&](EntryId, const EntryView& e) {
+        return WriteEntry(e, s->dictionary, &record, writer);
+      }));
   *count = result.matched;
   return Status::Ok();
 }
@@ -106,8 +107,9 @@ CommandRunner RegisterCat(CLI::App* app) {
     uint64_t count = 0;
     Status s = Cat(*a, &count);
     if (!s.ok()) return ReportError(s);
-    if (a->db.verbose) std::fprintf(stderr, "dirload: %llu entries written\n",
-                                    static_cast<unsigned long long>(count));
+    if (a->db.verbose)
+      std::fprintf(stderr, "dirload: %llu entries written\n",
+                   static_cast<unsigned long long>(count));
     return kExitOk;
   };
 }

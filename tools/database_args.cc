@@ -104,8 +104,9 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
   o.durable = a.durable;
   if (db.backend == Backend::kLmdb) {
     if (!a.cache_size.empty()) {
-      db.notes.push_back("--cache-size has no effect on LMDB: it has no cache of its own and "
-                         "reads through the kernel's page cache");
+      db.notes.push_back(
+          "--cache-size has no effect on LMDB: it has no cache of its own and "
+          "reads through the kernel's page cache");
     }
     if (!a.mmap_size.empty() || a.mmap) {
       db.notes.push_back("--mmap/--mmap-size have no effect on LMDB: it always maps the database");
@@ -113,7 +114,8 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
     if (!a.id2entry_priority.empty()) {
       db.notes.push_back("--id2entry-priority has no effect on LMDB: it has no buffer pool");
     }
-    if (a.page_size != 0) db.notes.push_back("--page-size has no effect on LMDB (the OS page size)");
+    if (a.page_size != 0)
+      db.notes.push_back("--page-size has no effect on LMDB (the OS page size)");
   }
   return db;
 }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +22,7 @@ struct DatabaseArgs {
   std::string db_dir;
   std::string suffix;
   CLI::Option* suffix_option = nullptr;  // set when the options are registered
-  std::string backend;  // empty: from slapd.conf, the existing database, or lmdb
+  std::string backend;                   // empty: from slapd.conf, the existing database, or lmdb
   std::vector<std::string> schema_files;
   std::string cache_size;
   std::string mmap_size;

@@ -1,7 +1,6 @@
 // The dirload command: CLI11 subcommands over lib/. Exceptions from CLI11 and
 // the standard library are caught here and nowhere else.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <map>

@@ -72,8 +72,7 @@ int RunIndex(const IndexArgs& a) {
   }
   if (a.check_only) {
     for (const std::string& t : *unconfigured) {
-      std::fprintf(stderr, "dirload: %s is no longer configured and would be dropped\n",
-                   t.c_str());
+      std::fprintf(stderr, "dirload: %s is no longer configured and would be dropped\n", t.c_str());
     }
     std::fprintf(stderr, "dirload: %zu of %zu indexes stale, %zu to drop\n", stale.size(),
                  status->size(), unconfigured->size());
@@ -121,10 +120,11 @@ int RunIndex(const IndexArgs& a) {
 CommandRunner RegisterIndex(CLI::App* app) {
   auto a = std::make_shared<IndexArgs>();
   CLI::App* cmd = app->add_subcommand(
-      "index", "rebuild the indexes of a database from its entries (slapindex): the stale "
-               "ones, the attributes named, or --all; tables of indexes no longer configured "
-               "are dropped. Without -f or --index, the configuration recorded in the database "
-               "is used");
+      "index",
+      "rebuild the indexes of a database from its entries (slapindex): the stale "
+      "ones, the attributes named, or --all; tables of indexes no longer configured "
+      "are dropped. Without -f or --index, the configuration recorded in the database "
+      "is used");
   cmd->add_option("attributes", a->attributes, "attributes whose indexes to rebuild (default all)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   AddIndexBuildOptions(cmd, &a->build);

@@ -61,22 +61,22 @@ int RunSearch(const SearchArgs& a) {
   ldif::Writer writer(sink->get());
   ldif::Record record;
   std::string line;
-  Result<SearchResult> result = Search(
-      s.store.get(), *s.schema, s.dictionary, req, [&](EntryId, const EntryView& e) -> Status {
-        if (a.count) return Status::Ok();
-        if (a.dns_only) {
-          line.assign(e.dn);
-          line += '\n';
-          return (*sink)->Write(line);
-        }
-        record.Clear();
-        record.SetDn(e.dn);
-        for (const ValueRef& v : e.values) {
-          std::string_view d = s.dictionary.Name(v.description);
-          if (Wanted(a.attributes, d)) record.Add(d, v.value);
-        }
-        return writer.Write(record);
-      });
+  Result<SearchResult> result = Search(s.store.get(), *s.schema, s.dictionary, req,
+                                       [&](EntryId, const EntryView& e) -> Status {
+                                         if (a.count) return Status::Ok();
+                                         if (a.dns_only) {
+                                           line.assign(e.dn);
+                                           line += '\n';
+                                           return (*sink)->Write(line);
+                                         }
+                                         record.Clear();
+                                         record.SetDn(e.dn);
+                                         for (const ValueRef& v : e.values) {
+                                           std::string_view d = s.dictionary.Name(v.description);
+                                           if (Wanted(a.attributes, d)) record.Add(d, v.value);
+                                         }
+                                         return writer.Write(record);
+                                       });
   if (!result.ok()) return ReportError(result.status());
   Status st = writer.Flush();
   if (st.ok() && a.count) st = (*sink)->Write(std::to_string(result->matched) + "\n");
@@ -97,9 +97,10 @@ int RunSearch(const SearchArgs& a) {
 
 CommandRunner RegisterSearch(CLI::App* app) {
   auto a = std::make_shared<SearchArgs>();
-  CLI::App* cmd = app->add_subcommand(
-      "search", "search a database offline with an RFC 4515 filter; results are exact, "
-                "indexes only narrow the candidates");
+  CLI::App* cmd =
+      app->add_subcommand("search",
+                          "search a database offline with an RFC 4515 filter; results are exact, "
+                          "indexes only narrow the candidates");
   cmd->add_option("filter", a->filter, "RFC 4515 filter, e.g. '(&(objectClass=person)(sn=Sm*))'")
       ->required();
   cmd->add_option("attributes", a->attributes, "attributes to show (default all)");

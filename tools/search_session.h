@@ -23,7 +23,7 @@ struct SearchSession {
   std::unique_ptr<Store> store;
   AttributeDictionary dictionary;
   std::string suffix;
-  IndexConfig indexes;              // fresh indexes only
+  IndexConfig indexes;             // fresh indexes only
   std::vector<std::string> stale;  // "idx.cn: why"
 };
 

@@ -11,8 +11,7 @@ void EncodeEntry(std::string_view dn, const std::vector<ValueRef>& values, std::
   EncodeValues(values, out);
 }
 
-void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
-                           std::string* out) {
+void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values, std::string* out) {
   out->push_back(static_cast<char>(kEntryFormatVersion));
   PutVarint(dn.size(), out);
   out->append(dn);

@@ -71,8 +71,9 @@ Status RequireReady(const DatabaseMeta& meta, const std::string& dir) {
       return Status::NotFound(dir + ": no dirload database here (load one with 'dirload add')");
     case DatabaseState::kLoading:
       return Status::Corruption(
-          dir + ": this database was left by a load that did not finish (state 'loading'); "
-                "its contents are incomplete. Remove the directory and run 'dirload add' again");
+          dir +
+          ": this database was left by a load that did not finish (state 'loading'); "
+          "its contents are incomplete. Remove the directory and run 'dirload add' again");
   }
   return Status::Internal("unknown database state");
 }

@@ -111,9 +111,9 @@ const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const Objec
     if (structural == nullptr || oc->IsSubclassOf(structural)) {
       structural = oc;
     } else if (!structural->IsSubclassOf(oc)) {
-      info.error = Status::InvalidArgument(
-          "structural object classes '" + std::string(structural->name()) + "' and '" +
-          std::string(oc->name()) + "' do not form one chain");
+      info.error =
+          Status::InvalidArgument("structural object classes '" + std::string(structural->name()) +
+                                  "' and '" + std::string(oc->name()) + "' do not form one chain");
     }
   }
   if (structural == nullptr && info.error.ok()) {

@@ -67,10 +67,10 @@ class EntryChecker {
   using Map = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
 
   struct DescriptionInfo {
-    Status error;  // why the description is unusable, else OK
-    bool error_is_syntax = false;  // malformed or bad option, not just an undefined type
+    Status error;                         // why the description is unusable, else OK
+    bool error_is_syntax = false;         // malformed or bad option, not just an undefined type
     const AttributeType* type = nullptr;  // null when the type is undefined
-    uint32_t canonical = 0;  // id of the canonical description ("cn;lang-en")
+    uint32_t canonical = 0;               // id of the canonical description ("cn;lang-en")
     std::string canonical_name;
   };
   struct ClassSetInfo {

@@ -113,9 +113,9 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   DIRLOAD_ASSIGN_OR_RETURN(summary.cache_before, store_->CacheStatistics());
   // Berkeley DB maps a read-only id2entry instead of copying it through the cache.
   DIRLOAD_RETURN_IF_ERROR(store_->ReopenReadOnly(kId2EntryTable));
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<IndexBuilder> builder,
-                           IndexBuilder::Create(options.method, specs, *schema_, store_,
-                                                options.builder));
+  DIRLOAD_ASSIGN_OR_RETURN(
+      std::unique_ptr<IndexBuilder> builder,
+      IndexBuilder::Create(options.method, specs, *schema_, store_, options.builder));
   PhaseClock clock;
   double last = -1;
   std::unique_ptr<Cursor> cursor = store_->NewCursor(kId2EntryTable);

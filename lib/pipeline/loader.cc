@@ -15,8 +15,8 @@
 
 namespace dirload {
 
-Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker,
-               RejectSink* rejects, ProgressSink* progress)
+Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker, RejectSink* rejects,
+               ProgressSink* progress)
     : options_(std::move(options)),
       store_(store),
       checker_(checker),
@@ -129,9 +129,9 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   if (item->read_error) return;
   const ldif::Record& r = item->record;
   if (r.kind() == ldif::RecordKind::kChange) {
-    item->error = Status::InvalidArgument("change record (changetype: " +
-                                          std::string(r.changetype()) +
-                                          ") cannot be bulk loaded; apply it with ldapmodify");
+    item->error =
+        Status::InvalidArgument("change record (changetype: " + std::string(r.changetype()) +
+                                ") cannot be bulk loaded; apply it with ldapmodify");
     return;
   }
   Dn dn;
@@ -152,9 +152,9 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   }
   item->sort_key = EntryChecker::SortKey(item->ndn);
   if (item->sort_key.size() > kMaxKeySize) {
-    item->error = Status::InvalidArgument("DN too long: " + std::to_string(item->sort_key.size()) +
-                                          " bytes normalised, at most " +
-                                          std::to_string(kMaxKeySize));
+    item->error =
+        Status::InvalidArgument("DN too long: " + std::to_string(item->sort_key.size()) +
+                                " bytes normalised, at most " + std::to_string(kMaxKeySize));
     return;
   }
   item->pretty_dn = dn.ToString();
@@ -194,7 +194,8 @@ Status Loader::Process(Item* item) {
     return Status::Ok();
   }
   const uint64_t line = record->line();
-  if (!item->error.ok()) return Reject(line, std::string(record->dn()), item->error.message(), record);
+  if (!item->error.ok())
+    return Reject(line, std::string(record->dn()), item->error.message(), record);
   const std::string& ndn = item->ndn;
   uint64_t other = 0;
   DIRLOAD_ASSIGN_OR_RETURN(Found self, Find(ndn, &other, &item->sort_key));
@@ -349,9 +350,8 @@ Status Loader::RemoveOrphans() {
                  : hole.first_line;
     };
     // Reported in input order.
-    std::sort(doomed.begin(), doomed.end(), [&](const auto& a, const auto& b) {
-      return line_of(a.second) < line_of(b.second);
-    });
+    std::sort(doomed.begin(), doomed.end(),
+              [&](const auto& a, const auto& b) { return line_of(a.second) < line_of(b.second); });
     for (const auto& [dn_key, id_key] : doomed) {
       std::string entry;
       DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
@@ -422,8 +422,8 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
 // Destruction stops and joins every thread, whatever state they are in.
 class Loader::Pipeline {
  public:
-  Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype,
-           unsigned workers, size_t batch_records)
+  Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
+           size_t batch_records)
       : loader_(loader), reader_(reader), batch_records_(batch_records) {
     size_t depth = 2 * static_cast<size_t>(workers) + 2;
     for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<Batch>());
@@ -543,10 +543,10 @@ class Loader::Pipeline {
   size_t batch_records_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;                               // guarded by mu_
-  std::vector<std::unique_ptr<Batch>> free_;        // guarded by mu_
-  std::deque<std::unique_ptr<Batch>> ordered_;      // guarded by mu_, input order
-  std::deque<Batch*> work_;                         // guarded by mu_, awaiting checks
+  bool stop_ = false;                           // guarded by mu_
+  std::vector<std::unique_ptr<Batch>> free_;    // guarded by mu_
+  std::deque<std::unique_ptr<Batch>> ordered_;  // guarded by mu_, input order
+  std::deque<Batch*> work_;                     // guarded by mu_, awaiting checks
   std::thread reader_thread_;
   std::vector<std::thread> workers_;
 };

@@ -44,7 +44,7 @@
 namespace dirload {
 
 struct LoadOptions {
-  std::string suffix;          // required
+  std::string suffix;              // required
   bool continue_on_error = false;  // -c
   bool dry_run = false;            // -u: no store is written (store may be null)
   bool quick = false;              // -q: fewer commits
@@ -88,7 +88,7 @@ class Loader {
   // slapadd reserves it, and it gets that ID when it arrives.
   struct Hole {
     EntryId id;
-    uint64_t first_line;   // the first entry that needed it
+    uint64_t first_line;  // the first entry that needed it
     std::string first_dn;
   };
   enum class Found { kNone, kStored, kHole };
@@ -121,8 +121,7 @@ class Loader {
                 const ldif::Record* record);
   Status RejectText(uint64_t line, const std::string& dn, const std::string& why,
                     std::string_view text);
-  Result<Found> Find(const std::string& ndn, uint64_t* line,
-                     const std::string* sort_key = nullptr);
+  Result<Found> Find(const std::string& ndn, uint64_t* line, const std::string* sort_key = nullptr);
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
@@ -141,8 +140,8 @@ class Loader {
   uint64_t entries_before_ = 0;
   LoadSummary summary_;
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
-  std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
-  std::unordered_map<std::string, Hole> holes_;            // by normalised DN
+  std::unordered_map<std::string, uint64_t> dry_run_dns_;    // -u: ndn -> line
+  std::unordered_map<std::string, Hole> holes_;              // by normalised DN
   std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;

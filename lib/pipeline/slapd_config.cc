@@ -157,8 +157,9 @@ Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string&
       cfg.maxsize = *v;
     } else if (key == "cachesize" && in_database) {
       // back-bdb's cachesize counts entries, not bytes; dbconfig sets the bytes.
-      cfg.notes.push_back(where + "ignored 'cachesize' (an entry count; use dbconfig "
-                                  "set_cachesize or --cache-size for the engine cache)");
+      cfg.notes.push_back(where +
+                          "ignored 'cachesize' (an entry count; use dbconfig "
+                          "set_cachesize or --cache-size for the engine cache)");
     } else if (key == "dbconfig" && in_database && w.size() >= 2 &&
                Lower(w[1]) == "set_cachesize") {
       // dbconfig set_cachesize GBYTES BYTES NCACHE

@@ -198,8 +198,8 @@ Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos
   // OpenLDAP folds it: ß stays ß and final sigma stays final sigma (full
   // Unicode case folding would make them "ss" and sigma, and answers would
   // differ from slapd's).
-  const auto options = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPAT |
-                                                       UTF8PROC_COMPOSE);
+  const auto options =
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_COMPOSE);
   std::vector<utf8proc_int32_t> buf(mapped.size() + 16);
   utf8proc_ssize_t n;
   for (;;) {

@@ -56,7 +56,6 @@ namespace {
 
 using Node = FilterMatcher::Node;
 
-
 // Normalises the item's assertion under the rule `type` uses for the item.
 Assertion Normalize(const Schema& schema, const Filter& f, const AttributeType& type,
                     const MatchingRule* rule) {

@@ -5,12 +5,11 @@
 #include <utility>
 
 #include "lib/index/index_keys.h"
-#include "lib/search/evaluate.h"
 #include "lib/schema/ascii.h"
+#include "lib/search/evaluate.h"
 
 namespace dirload {
 namespace {
-
 
 // The order in which AND reads its children: equality first (usually the
 // shortest lists), objectClass and presence (usually the longest) last, and

@@ -20,9 +20,9 @@ enum class StatusCode {
   kParseError,       // input data (LDIF, config, schema) is malformed
   kNotFound,
   kAlreadyExists,
-  kIoError,          // the operating system or a library said no
-  kCorruption,       // stored or compressed data is damaged
-  kUnsupported,      // well-formed but outside what dirload does
+  kIoError,      // the operating system or a library said no
+  kCorruption,   // stored or compressed data is damaged
+  kUnsupported,  // well-formed but outside what dirload does
   kResourceExhausted,
   kInternal,
 };
@@ -35,7 +35,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status ParseError(std::string m) { return {StatusCode::kParseError, std::move(m)}; }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
@@ -68,7 +70,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(v_).ok() && "Result built from an OK Status");
   }
@@ -93,10 +95,10 @@ class [[nodiscard]] Result {
 }  // namespace dirload
 
 // Returns early from the enclosing function when `expr` yields a non-OK Status.
-#define DIRLOAD_RETURN_IF_ERROR(expr)            \
-  do {                                           \
-    ::dirload::Status _dl_st = (expr);           \
-    if (!_dl_st.ok()) return _dl_st;             \
+#define DIRLOAD_RETURN_IF_ERROR(expr)  \
+  do {                                 \
+    ::dirload::Status _dl_st = (expr); \
+    if (!_dl_st.ok()) return _dl_st;   \
   } while (0)
 
 #define DIRLOAD_CONCAT_INNER(a, b) a##b

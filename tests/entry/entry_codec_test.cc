@@ -13,8 +13,7 @@ TEST_CASE("entries round trip with runs kept in input order") {
   CHECK(dict.Intern("cn") == cn);
   CHECK(dict.Intern("CN") != cn);  // kept as written
   std::string binary("\x00\xff\x80", 3);
-  std::vector<ValueRef> values = {{oc, "top"}, {oc, "person"}, {cn, "a"}, {sn, ""},
-                                  {cn, binary}};
+  std::vector<ValueRef> values = {{oc, "top"}, {oc, "person"}, {cn, "a"}, {sn, ""}, {cn, binary}};
   std::string bytes;
   EncodeEntry("cn=a,dc=x", values, &bytes);
   CHECK(static_cast<uint8_t>(bytes[0]) == kEntryFormatVersion);
@@ -31,7 +30,14 @@ TEST_CASE("entries round trip with runs kept in input order") {
 TEST_CASE("the encoding is exactly as the header specifies") {
   std::string bytes;
   EncodeEntry("dc=x", {{0, "ab"}, {0, "c"}, {1, ""}}, &bytes);
-  CHECK(bytes == std::string("\x01\x04" "dc=x" "\x02" "\x00\x02\x02" "ab" "\x01" "c" "\x01\x01\x00",
+  CHECK(bytes == std::string("\x01\x04"
+                             "dc=x"
+                             "\x02"
+                             "\x00\x02\x02"
+                             "ab"
+                             "\x01"
+                             "c"
+                             "\x01\x01\x00",
                              17));
 }
 
@@ -63,7 +69,10 @@ TEST_CASE("the attribute dictionary saves incrementally and reloads in id order"
   REQUIRE(b.size() == 3);
   CHECK(b.Name(1) == "cn;lang-en");
   CHECK(b.Intern("sn") == 2);
-  CHECK(b.Load(std::string("\x05" "ab", 3)).code() == StatusCode::kCorruption);
+  CHECK(b.Load(std::string("\x05"
+                           "ab",
+                           3))
+            .code() == StatusCode::kCorruption);
 }
 
 TEST_CASE("random entries round trip") {

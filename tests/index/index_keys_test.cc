@@ -63,7 +63,7 @@ TEST_CASE("equality keys: case and space variants agree") {
   CHECK(Eq("cn", "  JOHN    smith  ") == "=john smith");
   CHECK(Eq("sn", "ÅNGSTRÖM") == Eq("sn", "ångström"));
   CHECK(Eq("sn", "Straße") == Eq("sn", "STRAẞE"));  // capital sharp s lower-cases to ß
-  CHECK(Eq("cn", "ｆｏｏ") == "=foo");  // NFKC
+  CHECK(Eq("cn", "ｆｏｏ") == "=foo");              // NFKC
   CHECK(Eq("mail", "John.Smith@Example.COM") == "=john.smith@example.com");
   CHECK(Eq("telephoneNumber", "+1 555-0100") == "=+15550100");
   CHECK(Eq("telephoneNumber", "+1 555-0100") == Eq("telephoneNumber", "+15550100"));

@@ -53,8 +53,7 @@ constexpr const char* kModuleReason =
     "the password-policy schema comes from OpenLDAP's ppolicy module, which dirload does not "
     "have built in ('moduleload' lines are ignored): entries using it fail the schema check";
 constexpr KnownDifference kKnownDifferences[] = {
-    {"openldap-regressions-its8800-db", "default", Expect::kRejectsRecords, nullptr,
-     kModuleReason},
+    {"openldap-regressions-its8800-db", "default", Expect::kRejectsRecords, nullptr, kModuleReason},
     {"openldap-regressions-its8800-db", "continue", Expect::kRejectsRecords, nullptr,
      kModuleReason},
     {"openldap-ppolicy", "continue", Expect::kRejectsRecords, nullptr, kModuleReason},
@@ -225,8 +224,8 @@ void CheckCase(const Case& c, const std::vector<Case>& all, const std::string& b
   if (known != nullptr && known->expect == Expect::kRejectsRecords) {
     if (add.exit_code != 1) {
       Failure(tally, c, backend, run,
-              "exit status " + std::to_string(add.exit_code) + ", expected 1: " +
-                  std::string(known->reason) + "\n" + add.Describe());
+              "exit status " + std::to_string(add.exit_code) +
+                  ", expected 1: " + std::string(known->reason) + "\n" + add.Describe());
     } else {
       ++tally->rejected;
     }

@@ -602,7 +602,8 @@ TEST_CASE("cat -a writes exactly the entries search finds, in ID order") {
   CHECK(got.records[1].dn().find("uid=alina,") == 0);
   RunResult search = RunDirload({"search", "--db", db.dir, "(uid=al*)", "--dn"});
   REQUIRE_MESSAGE(search.exit_code == 0, search.Describe());
-  CHECK(search.out == std::string(got.records[0].dn()) + "\n" + std::string(got.records[1].dn()) + "\n");
+  CHECK(search.out ==
+        std::string(got.records[0].dn()) + "\n" + std::string(got.records[1].dn()) + "\n");
 }
 
 TEST_CASE("usage and refusal exit statuses") {

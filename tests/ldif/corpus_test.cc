@@ -19,9 +19,9 @@ namespace fs = std::filesystem;
 std::vector<fs::path> Cases(const char* group) {
   fs::path root = testing::CorpusDir();
   std::vector<fs::path> out;
-  REQUIRE_MESSAGE(fs::is_directory(root / group),
-                  "corpus not found at " << root.string()
-                                         << " (set DIRLOAD_CORPUS_DIR to shared/corpus)");
+  REQUIRE_MESSAGE(
+      fs::is_directory(root / group),
+      "corpus not found at " << root.string() << " (set DIRLOAD_CORPUS_DIR to shared/corpus)");
   for (const auto& e : fs::directory_iterator(root / group)) {
     if (fs::exists(e.path() / "input.ldif")) out.push_back(e.path());
   }

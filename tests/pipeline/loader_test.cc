@@ -35,7 +35,8 @@ constexpr const char* kTop =
     "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
     "dc: example\no: Example\n\n";
 
-std::string Person(const std::string& uid, const std::string& parent = "ou=people,dc=example,dc=com") {
+std::string Person(const std::string& uid,
+                   const std::string& parent = "ou=people,dc=example,dc=com") {
   return "dn: uid=" + uid + "," + parent + "\nobjectClass: inetOrgPerson\nuid: " + uid +
          "\ncn: " + uid + "\nsn: " + uid + "\n\n";
 }
@@ -79,7 +80,6 @@ void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, 
   }
 }
 
-
 TEST_CASE("a child before its parent reserves the parent's ID, as slapadd does") {
   for (Backend b : {Backend::kLmdb, Backend::kBdb}) {
     CAPTURE(BackendName(b));
@@ -101,11 +101,12 @@ TEST_CASE("a child before its parent reserves the parent's ID, as slapadd does")
 TEST_CASE("stored DNs drop insignificant spaces and take the parent's spelling") {
   testing::TempDir dir;
   Run run;
-  LoadInto(Backend::kLmdb, dir.File("db"),
-           std::string(kTop) +
-               "dn: ou=People, dc=example, dc=com\nobjectClass: organizationalUnit\nou: People\n\n" +
-               Person("a", "ou=people,dc=example,dc=com"),
-           false, &run);
+  LoadInto(
+      Backend::kLmdb, dir.File("db"),
+      std::string(kTop) +
+          "dn: ou=People, dc=example, dc=com\nobjectClass: organizationalUnit\nou: People\n\n" +
+          Person("a", "ou=people,dc=example,dc=com"),
+      false, &run);
   REQUIRE(run.summary.ok());
   REQUIRE(run.dns_in_id_order.size() == 3);
   CHECK(run.dns_in_id_order[1] == "ou=People,dc=example,dc=com");
@@ -182,8 +183,7 @@ TEST_CASE("with -c every good entry loads and every bad one is rejected with its
   CHECK(run.rejects.texts[5].find("cn:: !!") != std::string::npos);  // the text as read
   // Orphans are known only at the end.
   CHECK(m[6].find("in.ldif:29: ") == 0);
-  CHECK(m[6].find("parent entry 'ou=gone,dc=example,dc=com' does not exist") !=
-        std::string::npos);
+  CHECK(m[6].find("parent entry 'ou=gone,dc=example,dc=com' does not exist") != std::string::npos);
   CHECK(run.rejects.texts[6].find("dn: uid=y,ou=gone,dc=example,dc=com") == 0);
 }
 

@@ -172,7 +172,9 @@ TEST_CASE("NormalizeDn where dirload deliberately differs from slapd") {
   // RFC 4518 maps TAB to SPACE (slapd keeps it); U+00DF is lower case
   // already and stays, as in slapd.
   CHECK(Norm("cn=a\\09b") == "cn=a b");
-  CHECK(Norm("cn=Stra\\C3\\9Fe") == "cn=stra\xC3\x9F" "e");
+  CHECK(Norm("cn=Stra\\C3\\9Fe") ==
+        "cn=stra\xC3\x9F"
+        "e");
   // UUIDs are lower-cased.
   CHECK(Norm("entryUUID=ABCDEF01-2345-6789-abcd-ef0123456789") ==
         "entryUUID=abcdef01-2345-6789-abcd-ef0123456789");

@@ -29,7 +29,8 @@ class TempDir {
   // Writes `bytes` to a file in the directory and returns its path.
   std::string Write(std::string_view name, std::string_view bytes) const {
     std::string p = File(name);
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return p;
   }
 
