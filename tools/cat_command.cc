@@ -4,6 +4,7 @@
 #include "ldif/writer.h"
 #include "lib/entry/entry_codec.h"
 #include "lib/pipeline/database_meta.h"
+#include "lib/pipeline/entry_record.h"
 #include "lib/store/tables.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -24,15 +25,7 @@ struct CatArgs {
 // Writes `e` with its descriptions resolved through `dictionary`.
 Status WriteEntry(const EntryView& e, const AttributeDictionary& dictionary, ldif::Record* record,
                   ldif::Writer* writer) {
-  record->Clear();
-  record->SetDn(e.dn);
-  for (const ValueRef& v : e.values) {
-    if (v.description >= dictionary.size()) {
-      return Status::Corruption("id2entry: entry '" + std::string(e.dn) +
-                                "' names an unknown attribute description id");
-    }
-    record->Add(dictionary.Name(v.description), v.value);
-  }
+  DIRLOAD_RETURN_IF_ERROR(EntryToRecord(e, dictionary, record));
   return writer->Write(*record);
 }
 

@@ -10,6 +10,7 @@
 
 #include "ldif/writer.h"
 #include "lib/pipeline/database_meta.h"
+#include "lib/pipeline/entry_record.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
 
@@ -359,8 +360,7 @@ Status Loader::RemoveOrphans() {
       EntryView view;
       if (has && DecodeEntry(entry, &view).ok()) {
         ldif::Record r;
-        r.SetDn(view.dn);
-        for (const ValueRef& v : view.values) r.Add(dictionary_.Name(v.description), v.value);
+        DIRLOAD_RETURN_IF_ERROR(EntryToRecord(view, dictionary_, &r));
         ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
         dn = std::string(view.dn);
       }
