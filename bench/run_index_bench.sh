@@ -8,66 +8,16 @@
 #
 # usage: bench/run_index_bench.sh [--entries N] [--runs R] [--dir WORKDIR] [--build BUILD]
 set -euo pipefail
-entries=285000
-runs=3
-work=/tmp/dirload-bench
-root=$(cd "$(dirname "$0")/.." && pwd)
-build="$root/build"
-while (($#)); do
-  case "$1" in
-    --entries) entries=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    --dir) work=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-dirload="$build/tools/dirload"
-gen="$build/bench/dirload-gen"
-[[ -x $dirload && -x $gen ]] || { echo "build first: cmake --build $build" >&2; exit 2; }
-command -v slapadd >/dev/null || { echo "slapadd missing: apt-get install slapd" >&2; exit 2; }
+# shellcheck source=bench_common.sh
+source "$(dirname "$0")/bench_common.sh"
 # shellcheck source=workload_indexes.sh
-source "$root/bench/workload_indexes.sh"
-
-mkdir -p "$work"
-ldif="$work/people-$entries.ldif"
-[[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
-suffix="dc=example,dc=com"
-cat > "$work/slapd-idx.conf" <<CONF
-include /etc/ldap/schema/core.schema
-include /etc/ldap/schema/cosine.schema
-include /etc/ldap/schema/inetorgperson.schema
-include /etc/ldap/schema/nis.schema
-modulepath /usr/lib/ldap
-moduleload back_mdb
-tool-threads 2
-database mdb
-suffix "$suffix"
-directory $work/slapd-idx
-maxsize 17179869184
-$WORKLOAD_INDEX_LINES
-CONF
-cat "$ldif" > /dev/null
+source "$(dirname "$0")/workload_indexes.sh"
+bench_setup "$@"
+slapd_conf "$work/slapd-idx" 17179869184 "$WORKLOAD_INDEX_LINES" > "$work/slapd-idx.conf"
 
 results="$work/index-results.txt"
 : > "$results"
-# run NAME DBDIR FRESH COMMAND...: FRESH=1 empties DBDIR first.
-run() {
-  local name=$1 db=$2 fresh=$3
-  shift 3
-  if [[ $fresh == 1 ]]; then rm -rf "$db" && mkdir -p "$db"; fi
-  sync
-  local t0 t1 rss user sys size
-  t0=$(date +%s.%N)
-  /usr/bin/time -f "%M %U %S" -o "$work/time.out" "$@" > "$work/cmd.out" 2>&1 ||
-    { cat "$work/cmd.out" >&2; echo "$name failed" >&2; exit 1; }
-  sync -f "$db"
-  t1=$(date +%s.%N)
-  read -r rss user sys < <(tail -n1 "$work/time.out")
-  size=$(($(du -sk "$db" | cut -f1) * 1024))
-  printf '%s %.3f %s %s %.2f\n' "$name" "$(echo "$t1 - $t0" | bc -l)" "$rss" "$size" \
-    "$(echo "$user + $sys" | bc -l)" | tee -a "$results"
-}
+run() { timed_run "$results" "$@"; }
 
 for ((i = 1; i <= runs; i++)); do
   run add:slapadd-q "$work/slapd-idx" 1 slapadd -q -f "$work/slapd-idx.conf" -l "$ldif"
@@ -84,21 +34,4 @@ for ((i = 1; i <= runs; i++)); do
   done
 done
 
-echo
-echo "entries: $entries   LDIF: $(du -b "$ldif" | cut -f1) bytes   runs: $runs (medians)"
-awk '
-  { wall[$1] = wall[$1] " " $2; cpu[$1] = cpu[$1] " " $5; rss[$1] = $3; size[$1] = $4 }
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  END {
-    printf "%-26s %8s %8s %12s %12s %9s\n", "job", "wall s", "CPU s", "peak RSS MB", "database MB", "speed-up"
-    for (k in wall) {
-      split(k, parts, ":")
-      base = median(wall[parts[1] == "add" ? "add:slapadd-q" : "index:slapindex-q"])
-      m = median(wall[k])
-      printf "%-26s %8.2f %8.2f %12.1f %12.1f %8.1fx\n", k, m, median(cpu[k]), rss[k] / 1024, size[k] / 1e6, base / m | "sort"
-    }
-  }' "$results"
+report "$results" "add=add:slapadd-q,index=index:slapindex-q"
