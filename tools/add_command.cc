@@ -150,7 +150,11 @@ int RunAdd(const AddArgs& a) {
     stats.phases.push_back(IndexPhaseStats(*built, clock2));
   }
   if (!a.stats_file.empty()) {
-    if (store) AddTableTotals(store.get(), &stats);
+    if (store) {
+      AddSettings(store.get(), a.no_index || index_config->empty() ? nullptr : &*index_options,
+                  &stats);
+      AddTableTotals(store.get(), &stats);
+    }
     std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
     out << stats.ToJson();
     if (!out) return ReportError(Status::IoError(a.stats_file + ": cannot write stats"));

@@ -15,6 +15,7 @@ CommandRunner RegisterAdd(CLI::App* app);
 CommandRunner RegisterCat(CLI::App* app);
 CommandRunner RegisterIndex(CLI::App* app);
 CommandRunner RegisterSearch(CLI::App* app);
+CommandRunner RegisterStat(CLI::App* app);
 
 // Prints "dirload: MESSAGE" to stderr and returns the exit status that fits
 // the status code.

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   runners["cat"] = RegisterCat(&app);
   runners["index"] = RegisterIndex(&app);
   runners["search"] = RegisterSearch(&app);
+  runners["stat"] = RegisterStat(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -107,6 +107,7 @@ int RunIndex(const IndexArgs& a) {
     stats.backend = std::string(BackendName(db->backend));
     stats.database = db->dir;
     stats.phases.push_back(IndexPhaseStats(*built, clock));
+    AddSettings(store->get(), &*options, &stats);
     AddTableTotals(store->get(), &stats);
     std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
     out << stats.ToJson();

@@ -1,9 +1,11 @@
 #include "tools/run_report.h"
 
+#include <string>
+
 namespace dirload::tools {
 namespace {
 
-void AddCache(const std::string& prefix, const CacheStats& c, PhaseStats* p) {
+void AddFileCache(const std::string& prefix, const FileCacheStats& c, PhaseStats* p) {
   auto add = [&](const char* name, uint64_t v) {
     p->counters.push_back({prefix + name, static_cast<double>(v)});
   };
@@ -13,16 +15,70 @@ void AddCache(const std::string& prefix, const CacheStats& c, PhaseStats* p) {
   add("pages_written", c.pages_written);
   add("pages_created", c.pages_created);
   add("pages_mapped", c.pages_mapped);
+}
+
+// "cache.hits", ..., then "cache.table.<name>.hits", ... per table.
+void AddCache(const CacheStats& c, PhaseStats* p) {
+  auto add = [&](const char* name, uint64_t v) {
+    p->counters.push_back({std::string("cache.") + name, static_cast<double>(v)});
+  };
+  add("bytes", c.cache_bytes);
+  add("hits", c.hits);
+  add("misses", c.misses);
+  add("pages_read", c.pages_read);
+  add("pages_written", c.pages_written);
+  add("pages_created", c.pages_created);
+  add("pages_mapped", c.pages_mapped);
   add("clean_evictions", c.clean_evictions);
   add("dirty_evictions", c.dirty_evictions);
   add("trickle_writes", c.trickle_writes);
+  for (const auto& [table, fc] : c.tables) AddFileCache("cache.table." + table + ".", fc, p);
+}
+
+FileCacheStats FileDelta(const FileCacheStats& a, const FileCacheStats& z) {
+  FileCacheStats d = a;
+  d.hits -= z.hits;
+  d.misses -= z.misses;
+  d.pages_created -= z.pages_created;
+  d.pages_read -= z.pages_read;
+  d.pages_written -= z.pages_written;
+  d.pages_mapped -= z.pages_mapped;
+  return d;
+}
+
+// What happened between two snapshots. A table the second one lacks was
+// dropped: its figures went with it. One the first lacks is new: all of its
+// figures belong to the interval. A table dropped and rebuilt in between
+// starts again from zero, which shows as a smaller figure than before: then
+// the later figure alone is the interval's.
+CacheStats Delta(const CacheStats& a, const CacheStats& z) {
+  CacheStats d = a;
+  d.hits -= z.hits;
+  d.misses -= z.misses;
+  d.pages_created -= z.pages_created;
+  d.pages_read -= z.pages_read;
+  d.pages_written -= z.pages_written;
+  d.pages_mapped -= z.pages_mapped;
+  d.clean_evictions -= z.clean_evictions;
+  d.dirty_evictions -= z.dirty_evictions;
+  d.trickle_writes -= z.trickle_writes;
+  for (auto& [table, fc] : d.tables) {
+    for (const auto& [old_table, old] : z.tables) {
+      if (old_table == table && old.hits <= fc.hits && old.misses <= fc.misses &&
+          old.pages_created <= fc.pages_created && old.pages_read <= fc.pages_read &&
+          old.pages_written <= fc.pages_written && old.pages_mapped <= fc.pages_mapped) {
+        fc = FileDelta(fc, old);
+      }
+    }
+  }
+  return d;
 }
 
 }  // namespace
 
 void AddCacheCounters(Store* store, PhaseStats* phase) {
   Result<CacheStats> cache = store->CacheStatistics();
-  if (cache.ok() && cache->available) AddCache("cache.", *cache, phase);
+  if (cache.ok() && cache->available) AddCache(*cache, phase);
 }
 
 void AddTableTotals(Store* store, RunStats* stats) {
@@ -32,6 +88,34 @@ void AddTableTotals(Store* store, RunStats* stats) {
   for (const TableStats& t : ss->tables) {
     stats->totals.push_back({"table." + t.name + ".entries", static_cast<double>(t.entries)});
     stats->totals.push_back({"table." + t.name + ".bytes", static_cast<double>(t.bytes)});
+  }
+}
+
+void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats) {
+  auto set = [&](const std::string& k, const std::string& v) { stats->settings.push_back({k, v}); };
+  Result<EngineSettings> e = store->Settings();
+  if (e.ok()) {
+    set("transactional", e->transactional ? "true" : "false");
+    set("sync_on_commit", e->sync_on_commit ? "true" : "false");
+    if (e->backend == Backend::kBdb) {
+      set("cache_bytes", std::to_string(e->cache_bytes));
+      set("mmap_size", std::to_string(e->mmap_size));
+    } else {
+      set("map_size", std::to_string(e->map_size));
+      set("no_readahead", e->no_readahead ? "true" : "false");
+    }
+    for (const TableSettings& t : e->tables) {
+      if (e->backend == Backend::kBdb) {
+        set("table." + t.name + ".page_size", std::to_string(t.page_size));
+        set("table." + t.name + ".priority", std::string(CachePriorityName(t.priority)));
+      }
+      set("table." + t.name + ".read_only", t.read_only ? "true" : "false");
+    }
+  }
+  if (index != nullptr) {
+    set("index_method", std::string(IndexMethodName(index->method)));
+    set("idl_cache_size", std::to_string(index->builder.idl_cache_size));
+    set("sort_memory", std::to_string(index->builder.sort_memory));
   }
 }
 
@@ -61,18 +145,7 @@ PhaseStats IndexPhaseStats(const IndexRunSummary& s, const PhaseClock& clock) {
     add("index." + i.name + ".ids", i.ids);
     add("index." + i.name + ".unnormalizable", i.unnormalizable);
   }
-  if (s.cache_after.available) {
-    const CacheStats& a = s.cache_after;
-    const CacheStats& z = s.cache_before;
-    add("cache.hits", a.hits - z.hits);
-    add("cache.misses", a.misses - z.misses);
-    add("cache.pages_read", a.pages_read - z.pages_read);
-    add("cache.pages_written", a.pages_written - z.pages_written);
-    add("cache.pages_mapped", a.pages_mapped - z.pages_mapped);
-    add("cache.clean_evictions", a.clean_evictions - z.clean_evictions);
-    add("cache.dirty_evictions", a.dirty_evictions - z.dirty_evictions);
-    add("cache.trickle_writes", a.trickle_writes - z.trickle_writes);
-  }
+  if (s.cache_after.available) AddCache(Delta(s.cache_after, s.cache_before), &p);
   return p;
 }
 

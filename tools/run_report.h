@@ -11,6 +11,10 @@ namespace dirload::tools {
 void AddCacheCounters(Store* store, PhaseStats* phase);
 // Per-table entries and bytes, and the database's size on disk.
 void AddTableTotals(Store* store, RunStats* stats);
+// The engine's settings as it reports them (cache and mmap size, transactions,
+// per-table page size and priority; LMDB's map), plus phase 2's method and
+// IDL cache size when `index` is given.
+void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats);
 // Phase 2's figures: builder counters, IDL cache, engine cache deltas.
 PhaseStats IndexPhaseStats(const IndexRunSummary& summary, const PhaseClock& clock);
 

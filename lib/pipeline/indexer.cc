@@ -12,9 +12,9 @@
 namespace dirload {
 namespace {
 
-constexpr std::string_view kBuilding = "building";
-
-std::string MetaKey(std::string_view table) { return "index." + std::string(table); }
+std::string MetaKey(std::string_view table) {
+  return std::string(kIndexMetaPrefix) + std::string(table);
+}
 
 std::string Fingerprint(const Schema& schema) {
   char buf[32];
@@ -27,8 +27,8 @@ std::string Fingerprint(const Schema& schema) {
 Result<std::vector<IndexConfig::Line>> RecordedIndexLines(Store* store) {
   std::vector<IndexConfig::Line> lines;
   std::unique_ptr<Cursor> c = store->NewCursor(kMetaTable);
-  for (c->Seek("index."); c->valid() && c->key().substr(0, 6) == "index."; c->Next()) {
-    if (c->value() != kBuilding) lines.push_back({std::string(c->value()), "database"});
+  for (c->Seek(kIndexMetaPrefix); c->valid() && c->key().starts_with(kIndexMetaPrefix); c->Next()) {
+    if (c->value() != kIndexBuildingMark) lines.push_back({std::string(c->value()), "database"});
   }
   DIRLOAD_RETURN_IF_ERROR(c->status());
   return lines;
@@ -60,7 +60,7 @@ Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema
     DIRLOAD_ASSIGN_OR_RETURN(bool has, store->Get(kMetaTable, MetaKey(st.table), &built));
     if (!has) {
       st.why = "never built";
-    } else if (built == kBuilding) {
+    } else if (built == kIndexBuildingMark) {
       st.why = "a build did not finish";
     } else if (built != st.line) {
       st.why = "built as '" + built + "', configured as '" + st.line + "'";
@@ -103,7 +103,7 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   // Marked before the first key is written: an interrupted build leaves them
   // stale, never half-built and trusted.
   for (const IndexSpec& spec : specs) {
-    DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, MetaKey(spec.table()), kBuilding));
+    DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, MetaKey(spec.table()), kIndexBuildingMark));
   }
   DIRLOAD_RETURN_IF_ERROR(store_->Commit());
   if (specs.empty()) return summary;

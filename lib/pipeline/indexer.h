@@ -15,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/index/index_builder.h"
@@ -25,6 +26,10 @@
 #include "lib/store/store.h"
 
 namespace dirload {
+
+// The meta keys above: kIndexMetaPrefix + table, and the mark of a build in progress.
+inline constexpr std::string_view kIndexMetaPrefix = "index.";
+inline constexpr std::string_view kIndexBuildingMark = "building";
 
 struct IndexStatus {
   std::string table;

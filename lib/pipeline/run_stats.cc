@@ -37,9 +37,7 @@ double PhaseClock::wall_seconds() const {
 
 double PhaseClock::cpu_seconds() const { return ProcessCpuSeconds() - cpu_start_; }
 
-namespace {
-
-std::string Quote(const std::string& s) {
+std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     unsigned char u = static_cast<unsigned char>(c);
@@ -57,7 +55,7 @@ std::string Quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string Number(double v) {
+std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
   char buf[64];
   if (v == std::floor(v) && std::fabs(v) < 9e15) {
@@ -68,30 +66,38 @@ std::string Number(double v) {
   return buf;
 }
 
+namespace {
+
 void Counters(const std::vector<std::pair<std::string, double>>& c, std::string* out) {
-  for (const auto& [k, v] : c) *out += ", " + Quote(k) + ": " + Number(v);
+  for (const auto& [k, v] : c) *out += ", " + JsonString(k) + ": " + JsonNumber(v);
 }
 
 }  // namespace
 
 std::string RunStats::ToJson() const {
-  std::string out = "{\"command\": " + Quote(command) + ", \"backend\": " + Quote(backend) +
-                    ", \"database\": " + Quote(database) + ", \"phases\": [";
+  std::string out = "{\"command\": " + JsonString(command) +
+                    ", \"backend\": " + JsonString(backend) +
+                    ", \"database\": " + JsonString(database) + ", \"phases\": [";
   for (size_t i = 0; i < phases.size(); ++i) {
     const PhaseStats& p = phases[i];
     double mb = static_cast<double>(p.bytes) / 1e6;
     out += i ? ", " : "";
-    out += "{\"name\": " + Quote(p.name) + ", \"wall_seconds\": " + Number(p.wall_seconds) +
-           ", \"cpu_seconds\": " + Number(p.cpu_seconds) +
-           ", \"entries\": " + Number(static_cast<double>(p.entries)) +
-           ", \"bytes\": " + Number(static_cast<double>(p.bytes)) + ", \"entries_per_second\": " +
-           Number(p.wall_seconds > 0 ? static_cast<double>(p.entries) / p.wall_seconds : 0) +
-           ", \"mb_per_second\": " + Number(p.wall_seconds > 0 ? mb / p.wall_seconds : 0) +
-           ", \"peak_rss_bytes\": " + Number(static_cast<double>(p.peak_rss_bytes));
+    out +=
+        "{\"name\": " + JsonString(p.name) + ", \"wall_seconds\": " + JsonNumber(p.wall_seconds) +
+        ", \"cpu_seconds\": " + JsonNumber(p.cpu_seconds) +
+        ", \"entries\": " + JsonNumber(static_cast<double>(p.entries)) +
+        ", \"bytes\": " + JsonNumber(static_cast<double>(p.bytes)) + ", \"entries_per_second\": " +
+        JsonNumber(p.wall_seconds > 0 ? static_cast<double>(p.entries) / p.wall_seconds : 0) +
+        ", \"mb_per_second\": " + JsonNumber(p.wall_seconds > 0 ? mb / p.wall_seconds : 0) +
+        ", \"peak_rss_bytes\": " + JsonNumber(static_cast<double>(p.peak_rss_bytes));
     Counters(p.counters, &out);
     out += "}";
   }
-  out += "]";
+  out += "], \"settings\": {";
+  for (size_t i = 0; i < settings.size(); ++i) {
+    out += (i ? ", " : "") + JsonString(settings[i].first) + ": " + JsonString(settings[i].second);
+  }
+  out += "}";
   Counters(totals, &out);
   return out + "}\n";
 }

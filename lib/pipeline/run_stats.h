@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,12 +39,24 @@ struct PhaseStats {
   std::vector<std::pair<std::string, double>> counters;
 };
 
+// Pieces of hand-written JSON, shared by --stats and `dirload stat`.
+// JsonString: `s` quoted, with '"', '\\' and control bytes escaped; other
+// bytes pass through, so the caller gives it UTF-8.
+std::string JsonString(std::string_view s);
+// JsonNumber: integers (below 9e15) exactly, others to 6 significant digits;
+// null for NaN and infinity, which JSON cannot express.
+std::string JsonNumber(double v);
+
 struct RunStats {
   std::string command;
   std::string backend;
   std::string database;
   std::vector<PhaseStats> phases;
   std::vector<std::pair<std::string, double>> totals;
+  // What the run was set to and what the engine reports it runs with
+  // ("cache_bytes" read back from it, "id2entry_priority", ...), so that a
+  // measurement carries the proof that its options took effect.
+  std::vector<std::pair<std::string, std::string>> settings;
   std::string ToJson() const;
 };
 

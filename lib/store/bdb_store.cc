@@ -607,9 +607,11 @@ Status BdbStore::ReopenReadOnly(std::string_view table) {
 Result<CacheStats> BdbStore::CacheStatistics() {
   DB_ENV* env = env_.get();
   DB_MPOOL_STAT* raw = nullptr;
-  int rc = env->memp_stat(env, &raw, nullptr, 0);
+  DB_MPOOL_FSTAT** raw_files = nullptr;
+  int rc = env->memp_stat(env, &raw, &raw_files, 0);
   if (rc != 0) return Error(rc, "DB_ENV->memp_stat", "");
   StatPtr<DB_MPOOL_STAT> st(raw);
+  StatPtr<DB_MPOOL_FSTAT*> files(raw_files);
   CacheStats c;
   c.available = true;
   c.cache_bytes = (uint64_t{st->st_gbytes} << 30) + st->st_bytes;
@@ -624,6 +626,22 @@ Result<CacheStats> BdbStore::CacheStatistics() {
   c.trickle_writes = st->st_page_trickle;
   c.pages_in_cache = st->st_pages;
   c.dirty_pages_in_cache = st->st_page_dirty;
+
+  std::map<std::string, FileCacheStats, std::less<>> per_table;
+  for (DB_MPOOL_FSTAT** f = raw_files; f != nullptr && *f != nullptr; ++f) {
+    std::string_view file = (*f)->file_name != nullptr ? (*f)->file_name : "";
+    if (!file.ends_with(kFileSuffix)) continue;
+    // A file can appear more than once (a closed handle's entry lingers).
+    FileCacheStats& fc = per_table[std::string(file.substr(0, file.size() - kFileSuffix.size()))];
+    fc.available = true;
+    fc.hits += (*f)->st_cache_hit;
+    fc.misses += (*f)->st_cache_miss;
+    fc.pages_created += (*f)->st_page_create;
+    fc.pages_read += (*f)->st_page_in;
+    fc.pages_written += (*f)->st_page_out;
+    fc.pages_mapped += (*f)->st_map;
+  }
+  c.tables.assign(per_table.begin(), per_table.end());
   return c;
 }
 
@@ -633,25 +651,6 @@ Result<StoreStats> BdbStore::Statistics() {
   stats.path = path_;
   DIRLOAD_ASSIGN_OR_RETURN(stats.cache, CacheStatistics());
 
-  DB_ENV* env = env_.get();
-  DB_MPOOL_FSTAT** raw_files = nullptr;
-  int rc = env->memp_stat(env, nullptr, &raw_files, 0);
-  if (rc != 0) return Error(rc, "DB_ENV->memp_stat", "");
-  StatPtr<DB_MPOOL_FSTAT*> files(raw_files);
-  std::map<std::string, FileCacheStats, std::less<>> per_file;
-  for (DB_MPOOL_FSTAT** f = raw_files; f != nullptr && *f != nullptr; ++f) {
-    if ((*f)->file_name == nullptr) continue;
-    FileCacheStats& fc = per_file[(*f)->file_name];
-    // A file can appear more than once (a closed handle's entry lingers).
-    fc.available = true;
-    fc.hits += (*f)->st_cache_hit;
-    fc.misses += (*f)->st_cache_miss;
-    fc.pages_created += (*f)->st_page_create;
-    fc.pages_read += (*f)->st_page_in;
-    fc.pages_written += (*f)->st_page_out;
-    fc.pages_mapped += (*f)->st_map;
-  }
-
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> names, ListTables());
   for (const std::string& name : names) {
     DIRLOAD_ASSIGN_OR_RETURN(BdbTable * t, FindTable(name));
@@ -659,7 +658,7 @@ Result<StoreStats> BdbStore::Statistics() {
     if (!exists) continue;
     DB* db = t->db.get();
     DB_BTREE_STAT* raw = nullptr;
-    rc = db->stat(db, txn_.get(), &raw, 0);
+    int rc = db->stat(db, txn_.get(), &raw, 0);
     if (rc != 0) return Error(rc, "DB->stat", name);
     StatPtr<DB_BTREE_STAT> st(raw);
     TableStats ts;
@@ -673,8 +672,9 @@ Result<StoreStats> BdbStore::Statistics() {
     ts.free_pages = st->bt_free;
     ts.bytes = (ts.branch_pages + ts.leaf_pages + ts.overflow_pages) * ts.page_size;
     ts.file_bytes = store_internal::FileSize(path_ + "/" + t->file);
-    auto it = per_file.find(t->file);
-    if (it != per_file.end()) ts.cache = it->second;
+    for (const auto& [table, fc] : stats.cache.tables) {
+      if (table == name) ts.cache = fc;
+    }
     stats.file_bytes += ts.file_bytes;
     stats.tables.push_back(std::move(ts));
   }

@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/util/status.h"
@@ -104,7 +105,20 @@ struct StoreOptions {
 // Values may be up to 4 GB.
 inline constexpr size_t kMaxKeySize = 511;
 
-// Buffer-pool figures of the whole environment (Berkeley DB memp_stat).
+// Buffer-pool figures of one table's file (memp_fstat). Evictions are counted
+// only for the whole environment.
+struct FileCacheStats {
+  bool available = false;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t pages_created = 0;
+  uint64_t pages_read = 0;
+  uint64_t pages_written = 0;
+  uint64_t pages_mapped = 0;
+};
+
+// Buffer-pool figures of the whole environment (Berkeley DB memp_stat), and
+// of each table's file that the pool has seen (memp_fstat).
 struct CacheStats {
   bool available = false;  // false on LMDB: the kernel's page cache does the work
   uint64_t cache_bytes = 0;
@@ -119,18 +133,9 @@ struct CacheStats {
   uint64_t trickle_writes = 0;
   uint64_t pages_in_cache = 0;
   uint64_t dirty_pages_in_cache = 0;
-};
-
-// Buffer-pool figures of one table's file (memp_fstat). Evictions are counted
-// only for the whole environment.
-struct FileCacheStats {
-  bool available = false;
-  uint64_t hits = 0;
-  uint64_t misses = 0;
-  uint64_t pages_created = 0;
-  uint64_t pages_read = 0;
-  uint64_t pages_written = 0;
-  uint64_t pages_mapped = 0;
+  // Per table, sorted by name. A table's figures survive its handle being
+  // closed and reopened (they are summed), and vanish when it is dropped.
+  std::vector<std::pair<std::string, FileCacheStats>> tables;
 };
 
 struct TableStats {
