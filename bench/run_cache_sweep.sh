@@ -20,8 +20,10 @@
 # the index data size marked).
 #
 # usage: bench/run_cache_sweep.sh [--quick] [--entries N] [--runs R]
-#            [--sizes "8M 64M ..."] [--idl-cache N] [--dir WORKDIR]
-#            [--build BUILD] [--out OUT]
+#            [--sizes "8M 64M ..."] [--variants "index-sort ..."]
+#            [--idl-cache N] [--dir WORKDIR] [--build BUILD] [--out OUT]
+# --runs R repeats the whole grid R times (the table shows medians);
+# --sizes and --variants run a part of the grid.
 set -euo pipefail
 here=$(dirname "$0")
 # shellcheck source=bench_common.sh
@@ -32,6 +34,7 @@ source "$here/workload_indexes.sh"
 quick=0
 runs_given=0
 sizes=""
+only_variants=""
 idl=50000  # the IDL cache of the reference account (285,000 entries)
 out=""
 rest=()
@@ -39,6 +42,7 @@ while (($#)); do
   case "$1" in
     --quick) quick=1; shift ;;
     --sizes) sizes=$2; shift 2 ;;
+    --variants) only_variants=$2; shift 2 ;;
     --idl-cache) idl=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --runs) runs_given=$2; shift 2 ;;
@@ -114,6 +118,15 @@ row() {
      ([to_entries[] | select(.key | test("^table\\.idx\\..*\\.bytes$")) | .value] | add // 0)]
     | @csv' "$stats" >> "$csv"
 }
+
+if [[ -n $only_variants ]]; then
+  chosen=()
+  for v in "${variants[@]}"; do
+    [[ " $only_variants " == *" ${v%%|*} "* ]] && chosen+=("$v")
+  done
+  ((${#chosen[@]})) || { echo "no variant matches: $only_variants" >&2; exit 2; }
+  variants=("${chosen[@]}")
+fi
 
 total=0
 for v in "${variants[@]}"; do

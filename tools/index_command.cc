@@ -57,6 +57,17 @@ int RunIndex(const IndexArgs& a) {
     config = BuildIndexConfig(**schema, *db);
   }
   if (!config.ok()) return ReportError(config.status());
+  if (config->empty() && db->index_lines.empty()) {
+    Result<std::vector<std::string>> tables = UnconfiguredIndexTables(store->get(), *config);
+    if (!tables.ok()) return ReportError(tables.status());
+    if (tables->empty()) {
+      std::fprintf(stderr,
+                   "dirload: no index is configured or recorded in %s: nothing to build (give "
+                   "-f slapd.conf with index lines, or --index)\n",
+                   db->dir.c_str());
+      return kExitOk;
+    }
+  }
 
   Result<std::vector<IndexStatus>> status = CheckIndexes(store->get(), **schema, *config);
   if (!status.ok()) return ReportError(status.status());
