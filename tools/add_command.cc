@@ -58,9 +58,7 @@ int RunAdd(const AddArgs& a) {
   if (!db->has_suffix) {
     return ReportError(Status::InvalidArgument("no suffix: give --suffix DN or -f slapd.conf"));
   }
-  if (a.db.verbose) {
-    for (const std::string& n : db->notes) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
-  }
+  PrintNotes(*db, a.db.verbose);
   Result<uint64_t> max_record = ParseByteSize(a.max_record_size);
   if (!max_record.ok()) return ReportError(max_record.status());
   Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);

@@ -1,5 +1,6 @@
 #include "tools/database_args.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "lib/schema/schema_loader.h"
@@ -102,6 +103,15 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
   }
   o.bdb_page_size = a.page_size;
   o.durable = a.durable;
+  if (db.backend == Backend::kBdb && std::filesystem::exists(db.dir + "/DB_CONFIG")) {
+    // Berkeley DB reads DB_CONFIG when the environment opens, and its lines
+    // win over the settings made before: --cache-size would be overridden
+    // silently. `--stats` and `dirload stat` show what the engine runs with.
+    db.warnings.push_back(db.dir +
+                          "/DB_CONFIG is read by Berkeley DB and its settings (set_cachesize, "
+                          "set_mp_mmapsize, ...) take precedence over --cache-size, --mmap-size "
+                          "and slapd.conf dbconfig lines");
+  }
   if (db.backend == Backend::kLmdb) {
     if (!a.cache_size.empty()) {
       db.notes.push_back(
@@ -118,6 +128,13 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
       db.notes.push_back("--page-size has no effect on LMDB (the OS page size)");
   }
   return db;
+}
+
+void PrintNotes(const ResolvedDatabase& db, bool verbose) {
+  for (const std::string& w : db.warnings)
+    std::fprintf(stderr, "dirload: warning: %s\n", w.c_str());
+  if (!verbose) return;
+  for (const std::string& n : db.notes) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
 }
 
 void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* a) {

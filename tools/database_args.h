@@ -57,8 +57,12 @@ struct ResolvedDatabase {
   StoreOptions store_options;
   std::vector<std::string> schema_files;  // empty: built-in schema
   std::vector<SlapdConfig::IndexLine> index_lines;
-  std::vector<std::string> notes;  // what slapd.conf said that dirload ignores
+  std::vector<std::string> notes;     // what slapd.conf said that dirload ignores (-v)
+  std::vector<std::string> warnings;  // what the user must know even without -v
 };
+
+// Prints the warnings, and with `verbose` the notes, to stderr.
+void PrintNotes(const ResolvedDatabase& db, bool verbose);
 
 void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* args);
 

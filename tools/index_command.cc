@@ -28,9 +28,7 @@ struct IndexArgs {
 int RunIndex(const IndexArgs& a) {
   Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/false);
   if (!db.ok()) return ReportError(db.status());
-  if (a.db.verbose) {
-    for (const std::string& n : db->notes) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
-  }
+  PrintNotes(*db, a.db.verbose);
   Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);
   if (!schema.ok()) return ReportError(schema.status());
   Result<IndexRunOptions> options = ResolveIndexBuild(a.build);

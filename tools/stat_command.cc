@@ -249,11 +249,7 @@ Result<DatabaseReport> Gather(const ResolvedDatabase& db) {
 int RunStat(const StatArgs& a) {
   Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/false);
   if (!db.ok()) return ReportError(db.status());
-  if (a.db.verbose) {
-    for (const std::string& note : db->notes) {
-      std::fprintf(stderr, "dirload: note: %s\n", note.c_str());
-    }
-  }
+  PrintNotes(*db, a.db.verbose);
   Result<DatabaseReport> report = Gather(*db);
   if (!report.ok()) return ReportError(report.status());
 

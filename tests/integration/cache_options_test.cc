@@ -6,6 +6,7 @@
 // counters; on LMDB each option says it has no effect.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,25 @@ TEST_CASE("bdb: slapd.conf's dbconfig set_cachesize sizes the pool; --cache-size
   bytes = std::stod(b.Setting("cache_bytes"));
   CHECK(bytes >= 8.0 * 1024 * 1024);
   CHECK(bytes < 16.0 * 1024 * 1024);
+}
+
+TEST_CASE("bdb: a DB_CONFIG file in the directory wins over --cache-size, with a warning") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  std::string input = t.File("in.ldif");
+  Generate(input, 100);
+  std::string db = t.File("db");
+  std::filesystem::create_directories(db);
+  REQUIRE(testing::WriteFile(db + "/DB_CONFIG", "set_cachesize 0 16777216 1\n"));
+  std::string stats = t.File("s.json");
+  RunResult r = Add(input, db, "bdb", {"--cache-size", "64M", "--stats", stats});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  CHECK(r.err.find("DB_CONFIG") != std::string::npos);
+  CHECK(r.err.find("--cache-size") != std::string::npos);
+  // What the engine runs with is what --stats reports: DB_CONFIG's size.
+  double bytes = std::stod(Stats(stats).Setting("cache_bytes"));
+  CHECK(bytes >= 16.0 * 1024 * 1024);
+  CHECK(bytes < 32.0 * 1024 * 1024);
 }
 
 TEST_CASE("bdb: id2entry priority and page size are read back from the engine") {
