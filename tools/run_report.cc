@@ -1,49 +1,57 @@
 #include "tools/run_report.h"
 
 #include <string>
+#include <vector>
 
 namespace dirload::tools {
 namespace {
 
-void AddFileCache(const std::string& prefix, const FileCacheStats& c, PhaseStats* p) {
-  auto add = [&](const char* name, uint64_t v) {
-    p->counters.push_back({prefix + name, static_cast<double>(v)});
-  };
-  add("hits", c.hits);
-  add("misses", c.misses);
-  add("pages_read", c.pages_read);
-  add("pages_written", c.pages_written);
-  add("pages_created", c.pages_created);
-  add("pages_mapped", c.pages_mapped);
+// The figures CacheStats and FileCacheStats share, by name.
+template <typename Stats, typename Fn>
+void ForEachCommonFigure(Stats& c, Fn&& fn) {
+  fn("hits", c.hits);
+  fn("misses", c.misses);
+  fn("pages_read", c.pages_read);
+  fn("pages_written", c.pages_written);
+  fn("pages_created", c.pages_created);
+  fn("pages_mapped", c.pages_mapped);
 }
 
 // "cache.hits", ..., then "cache.table.<name>.hits", ... per table.
 void AddCache(const CacheStats& c, PhaseStats* p) {
-  auto add = [&](const char* name, uint64_t v) {
-    p->counters.push_back({std::string("cache.") + name, static_cast<double>(v)});
+  auto adder = [p](const std::string& prefix) {
+    return [p, prefix](const char* name, uint64_t v) {
+      p->counters.push_back({prefix + name, static_cast<double>(v)});
+    };
   };
+  auto add = adder("cache.");
   add("bytes", c.cache_bytes);
-  add("hits", c.hits);
-  add("misses", c.misses);
-  add("pages_read", c.pages_read);
-  add("pages_written", c.pages_written);
-  add("pages_created", c.pages_created);
-  add("pages_mapped", c.pages_mapped);
+  ForEachCommonFigure(c, add);
   add("clean_evictions", c.clean_evictions);
   add("dirty_evictions", c.dirty_evictions);
   add("trickle_writes", c.trickle_writes);
-  for (const auto& [table, fc] : c.tables) AddFileCache("cache.table." + table + ".", fc, p);
+  for (const auto& [table, fc] : c.tables)
+    ForEachCommonFigure(fc, adder("cache.table." + table + "."));
 }
 
-FileCacheStats FileDelta(const FileCacheStats& a, const FileCacheStats& z) {
-  FileCacheStats d = a;
-  d.hits -= z.hits;
-  d.misses -= z.misses;
-  d.pages_created -= z.pages_created;
-  d.pages_read -= z.pages_read;
-  d.pages_written -= z.pages_written;
-  d.pages_mapped -= z.pages_mapped;
-  return d;
+// `a` minus `z`, figure by figure.
+template <typename Stats>
+Stats Subtract(Stats a, const Stats& z) {
+  std::vector<uint64_t> old;
+  ForEachCommonFigure(z, [&](const char*, uint64_t v) { old.push_back(v); });
+  size_t i = 0;
+  ForEachCommonFigure(a, [&](const char*, uint64_t& v) { v -= old[i++]; });
+  return a;
+}
+
+// Whether every figure of `z` is at most the same figure of `a`.
+bool NoneSmaller(const FileCacheStats& a, const FileCacheStats& z) {
+  std::vector<uint64_t> later;
+  ForEachCommonFigure(a, [&](const char*, uint64_t v) { later.push_back(v); });
+  size_t i = 0;
+  bool ok = true;
+  ForEachCommonFigure(z, [&](const char*, uint64_t v) { ok = ok && v <= later[i++]; });
+  return ok;
 }
 
 // What happened between two snapshots. A table the second one lacks was
@@ -52,23 +60,13 @@ FileCacheStats FileDelta(const FileCacheStats& a, const FileCacheStats& z) {
 // starts again from zero, which shows as a smaller figure than before: then
 // the later figure alone is the interval's.
 CacheStats Delta(const CacheStats& a, const CacheStats& z) {
-  CacheStats d = a;
-  d.hits -= z.hits;
-  d.misses -= z.misses;
-  d.pages_created -= z.pages_created;
-  d.pages_read -= z.pages_read;
-  d.pages_written -= z.pages_written;
-  d.pages_mapped -= z.pages_mapped;
+  CacheStats d = Subtract(a, z);
   d.clean_evictions -= z.clean_evictions;
   d.dirty_evictions -= z.dirty_evictions;
   d.trickle_writes -= z.trickle_writes;
   for (auto& [table, fc] : d.tables) {
     for (const auto& [old_table, old] : z.tables) {
-      if (old_table == table && old.hits <= fc.hits && old.misses <= fc.misses &&
-          old.pages_created <= fc.pages_created && old.pages_read <= fc.pages_read &&
-          old.pages_written <= fc.pages_written && old.pages_mapped <= fc.pages_mapped) {
-        fc = FileDelta(fc, old);
-      }
+      if (old_table == table && NoneSmaller(fc, old)) fc = Subtract(fc, old);
     }
   }
   return d;

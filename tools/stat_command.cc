@@ -73,23 +73,11 @@ std::string Columns(const std::vector<std::vector<std::string>>& rows, size_t le
   return out;
 }
 
-std::string StateText(DatabaseState state) {
-  switch (state) {
-    case DatabaseState::kEmpty:
-      return "empty";
-    case DatabaseState::kLoading:
-      return "loading";
-    case DatabaseState::kReady:
-      return "ready";
-  }
-  return "unknown";
-}
-
 std::string Header(const DatabaseReport& r) {
   std::string out;
   out += "database    " + r.path + "\n";
   out += "backend     " + std::string(BackendName(r.backend)) + "\n";
-  out += "state       " + StateText(r.meta.state) + "\n";
+  out += "state       " + std::string(DatabaseStateName(r.meta.state)) + "\n";
   out += "suffix      " + r.meta.suffix + "\n";
   out += "entries     " + U64(r.meta.entries) + "\n";
   out += "next id     " + U64(r.meta.next_id) + "\n";

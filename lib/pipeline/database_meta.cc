@@ -5,6 +5,18 @@
 #include "lib/store/tables.h"
 
 namespace dirload {
+
+std::string_view DatabaseStateName(DatabaseState state) {
+  switch (state) {
+    case DatabaseState::kEmpty:
+      return "empty";
+    case DatabaseState::kLoading:
+      return "loading";
+    case DatabaseState::kReady:
+      return "ready";
+  }
+  return "unknown";
+}
 namespace {
 
 Result<uint64_t> Number(std::string_view key, const std::string& text) {

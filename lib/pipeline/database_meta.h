@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "lib/entry/entry_codec.h"
 #include "lib/store/store.h"
@@ -25,6 +26,9 @@ namespace dirload {
 inline constexpr int kDatabaseFormat = 1;
 
 enum class DatabaseState { kEmpty, kLoading, kReady };
+
+// "empty", "loading", "ready".
+std::string_view DatabaseStateName(DatabaseState state);
 
 struct DatabaseMeta {
   DatabaseState state = DatabaseState::kEmpty;

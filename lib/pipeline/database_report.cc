@@ -83,18 +83,6 @@ Status WalkIndex(Store* store, IndexReport* r) {
 std::string U64(uint64_t v) { return std::to_string(v); }
 std::string Bool(bool v) { return v ? "true" : "false"; }
 
-std::string StateName(DatabaseState state) {
-  switch (state) {
-    case DatabaseState::kEmpty:
-      return "empty";
-    case DatabaseState::kLoading:
-      return "loading";
-    case DatabaseState::kReady:
-      return "ready";
-  }
-  return "unknown";
-}
-
 std::string CacheJson(const CacheStats& c) {
   return "{\"available\": " + Bool(c.available) + ", \"cache_bytes\": " + U64(c.cache_bytes) +
          ", \"hits\": " + U64(c.hits) + ", \"misses\": " + U64(c.misses) +
@@ -288,7 +276,7 @@ Result<DatabaseReport> BuildDatabaseReport(Store* store) {
 std::string DatabaseReportToJson(const DatabaseReport& r) {
   std::string out =
       "{\"backend\": " + JsonString(BackendName(r.backend)) + ", \"path\": " + JsonString(r.path) +
-      ", \"state\": " + JsonString(StateName(r.meta.state)) +
+      ", \"state\": " + JsonString(DatabaseStateName(r.meta.state)) +
       ", \"suffix\": " + JsonString(r.meta.suffix) + ", \"entries\": " + U64(r.meta.entries) +
       ", \"next_id\": " + U64(r.meta.next_id) +
       ", \"schema_fingerprint\": " + JsonString(r.schema_fingerprint) +
