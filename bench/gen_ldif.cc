@@ -10,25 +10,6 @@
 #include <string>
 
 #include "bench/ldif_generator.h"
-#include "ldif/writer.h"
-
-namespace dirload::bench {
-namespace {
-
-Status Run(const GeneratorOptions& options, const std::string& path, bool gzip) {
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<LdifGenerator> generator,
-                           LdifGenerator::Create(options));
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink, ldif::OpenByteSink(path, gzip));
-  Status written = generator->Generate(sink.get());
-  // Close even after a failed write so the handle is released; the first
-  // error is the one worth reporting.
-  Status closed = sink->Close();
-  DIRLOAD_RETURN_IF_ERROR(written);
-  return closed;
-}
-
-}  // namespace
-}  // namespace dirload::bench
 
 int main(int argc, char** argv) {
   dirload::bench::GeneratorOptions options;
@@ -48,7 +29,7 @@ int main(int argc, char** argv) {
   app.add_flag("--gzip", gzip, "Compress the output with gzip");
   CLI11_PARSE(app, argc, argv);
 
-  dirload::Status status = dirload::bench::Run(options, path, gzip);
+  dirload::Status status = dirload::bench::GenerateLdifFile(options, path, gzip);
   if (!status.ok()) {
     std::fprintf(stderr, "dirload-gen: %s\n", status.ToString().c_str());
     return 1;

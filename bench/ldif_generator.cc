@@ -607,4 +607,15 @@ void LdifGenerator::GroupEntry(ldif::Record* record) {
   ++groups_emitted_;
 }
 
+Status GenerateLdifFile(const GeneratorOptions& options, const std::string& path, bool gzip) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<LdifGenerator> generator,
+                           LdifGenerator::Create(options));
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink, ldif::OpenByteSink(path, gzip));
+  Status written = generator->Generate(sink.get());
+  // The first error is the one worth reporting.
+  Status closed = sink->Close();
+  DIRLOAD_RETURN_IF_ERROR(written);
+  return closed;
+}
+
 }  // namespace dirload::bench

@@ -60,6 +60,13 @@ class Prng {
   uint64_t s_[4];
 };
 
+class LdifGenerator;
+
+// Writes the whole workload of `options` to the file at `path` ("-": stdout),
+// gzip-compressed when `gzip`; the file is closed even after a failed write.
+[[nodiscard]] Status GenerateLdifFile(const GeneratorOptions& options, const std::string& path,
+                                      bool gzip = false);
+
 class LdifGenerator {
  public:
   // Fails when the suffix's first RDN is not dc=, o= or ou= with a plain value.

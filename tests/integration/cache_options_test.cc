@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "bench/ldif_generator.h"
-#include "ldif/writer.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/support/mini_json.h"
 #include "tests/support/temp_dir.h"
@@ -33,13 +32,8 @@ void Generate(const std::string& path, uint64_t entries) {
   options.entries = entries;
   options.seed = 7;
   options.suffix = kSuffix;
-  Result<std::unique_ptr<bench::LdifGenerator>> gen = bench::LdifGenerator::Create(options);
-  REQUIRE_MESSAGE(gen.ok(), gen.status().message());
-  Result<std::unique_ptr<ldif::ByteSink>> sink = ldif::OpenByteSink(path, false);
-  REQUIRE_MESSAGE(sink.ok(), sink.status().message());
-  Status s = (*gen)->Generate(sink->get());
+  Status s = bench::GenerateLdifFile(options, path);
   REQUIRE_MESSAGE(s.ok(), s.message());
-  REQUIRE((*sink)->Close().ok());
 }
 
 // A --stats file, parsed.

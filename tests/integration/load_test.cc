@@ -38,13 +38,7 @@ void Generate(const std::string& path, uint64_t entries, bool gzip = false) {
   options.entries = entries;
   options.seed = 42;
   options.suffix = kSuffix;
-  Result<std::unique_ptr<bench::LdifGenerator>> gen = bench::LdifGenerator::Create(options);
-  REQUIRE_MESSAGE(gen.ok(), gen.status().message());
-  Result<std::unique_ptr<ldif::ByteSink>> sink = ldif::OpenByteSink(path, gzip);
-  REQUIRE_MESSAGE(sink.ok(), sink.status().message());
-  Status s = (*gen)->Generate(sink->get());
-  REQUIRE_MESSAGE(s.ok(), s.message());
-  s = (*sink)->Close();
+  Status s = bench::GenerateLdifFile(options, path, gzip);
   REQUIRE_MESSAGE(s.ok(), s.message());
 }
 

@@ -317,13 +317,7 @@ void OracleWorld::Build() {
   options.entries = entries_;
   options.seed = seed;
   options.suffix = kOracleSuffix;
-  Result<std::unique_ptr<bench::LdifGenerator>> gen = bench::LdifGenerator::Create(options);
-  REQUIRE_MESSAGE(gen.ok(), gen.status().message());
-  Result<std::unique_ptr<ldif::ByteSink>> sink = ldif::OpenByteSink(ldif_);
-  REQUIRE_MESSAGE(sink.ok(), sink.status().message());
-  Status s = (*gen)->Generate(sink->get());
-  REQUIRE_MESSAGE(s.ok(), s.message());
-  s = (*sink)->Close();
+  Status s = bench::GenerateLdifFile(options, ldif_);
   REQUIRE_MESSAGE(s.ok(), s.message());
 
   PickQueries();
