@@ -4,17 +4,18 @@
 #
 # usage: bench/cache_sweep_report.sh SWEEP.csv OUTDIR
 # writes OUTDIR/sweep.md, OUTDIR/wall.png, OUTDIR/pages_read.png,
-# OUTDIR/pages_written.png (and the plot data, OUTDIR/plot-*.dat)
+# OUTDIR/pages_written.png
 set -euo pipefail
 csv=$1
 out=$2
 mkdir -p "$out"
-rm -f "$out"/plot-*.dat
+data=$(mktemp -d "${TMPDIR:-/tmp}/dirload-plot.XXXXXX")
+trap 'rm -rf "$data"' EXIT
 
 # Medians per (variant, cache size), as whitespace-separated lines sorted by
 # variant and cache bytes:
 # variant job size cache_mb runs wall index_s pages_read pages_written evictions
-#   idl_evictions rss_mb index_data_mb hits misses mapped
+#   idl_evictions rss_mb index_data_mb hits misses mapped cpu
 medians=$(awk -F, '
   function bytes(s,   n, u) {
     n = s + 0; u = toupper(substr(s, length(s)))
@@ -44,16 +45,17 @@ medians=$(awk -F, '
     hit[k] = hit[k] " " $col["hits"]
     mis[k] = mis[k] " " $col["misses"]
     map[k] = map[k] " " $col["pages_mapped"]
+    cpu[k] = cpu[k] " " $col["cpu_s"]
     if ($col["index_data_bytes"] + 0 > data[k]) data[k] = $col["index_data_bytes"] + 0
   }
   END {
     for (i = 1; i <= nk; i++) {
       split(keys[i], p, SUBSEP)
-      printf "%s %s %s %.3f %d %.2f %.2f %d %d %d %d %d %.1f %d %d %d\n", p[1], job[keys[i]], p[2],
+      printf "%s %s %s %.3f %d %.2f %.2f %d %d %d %d %d %.1f %d %d %d %.2f\n", p[1], job[keys[i]], p[2],
         bytes(p[2]) / 1048576, runs[keys[i]], median(wall[keys[i]]), median(idx[keys[i]]),
         median(rd[keys[i]]), median(wr[keys[i]]), median(ev[keys[i]]), median(iev[keys[i]]),
         median(rss[keys[i]]), data[keys[i]] / 1048576, median(hit[keys[i]]),
-        median(mis[keys[i]]), median(map[keys[i]])
+        median(mis[keys[i]]), median(map[keys[i]]), median(cpu[keys[i]])
     }
   }' "$csv" | sort -k1,1 -k4,4g)
 
@@ -62,30 +64,45 @@ index_mb=$(awk '$13 > m { m = $13 } END { printf "%.0f", m }' <<< "$medians")
 {
   echo "# Cache sweep"
   echo
-  echo "From \`$csv\`. Medians per variant and cache size (runs: the number of runs"
+  echo "From \`$(basename "$csv")\`. Medians per variant and cache size (runs: the number of runs"
   echo "behind each median). Index data (the idx.* tables' pages): ${index_mb} MB."
-  echo "Wall time is the whole process; \"phase 2\" is the index phase alone."
+  echo "Wall and CPU time are the whole process's; \"phase 2\" is the index phase's wall time."
   echo
-  echo "| variant | cache | runs | wall s | phase 2 s | pages read | pages written | pool evictions | IDL evictions | hits | misses | pages mapped | peak RSS MB |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  while read -r v _ size _ runs wall idx rd wr ev iev rss _ hit mis map; do
-    echo "| $v | $size | $runs | $wall | $idx | $rd | $wr | $ev | $iev | $hit | $mis | $map | $rss |"
+  echo "| variant | cache | runs | wall s | CPU s | phase 2 s | pages read | pages written | pool evictions | IDL evictions | hits | misses | pages mapped | peak RSS MB |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  while read -r v _ size _ runs wall idx rd wr ev iev rss _ hit mis map cpu; do
+    echo "| $v | $size | $runs | $wall | $cpu | $idx | $rd | $wr | $ev | $iev | $hit | $mis | $map | $rss |"
   done <<< "$medians"
 } > "$out/sweep.md"
 
 # One data file per variant: cache MB, wall, pages read, pages written.
 while read -r v _ _ mb _ wall _ rd wr _; do
-  echo "$mb $wall $rd $wr" >> "$out/plot-$v.dat"
+  echo "$mb $wall $rd $wr" >> "$data/$v.dat"
 done <<< "$medians"
+
+# One colour and point per variant, the same in every plot and every sweep:
+# the cache-method variants warm, the sort and no-index ones cool.
+style() {
+  case "$1" in
+    add-cache-idl) echo "lc rgb '#d62728' pt 5" ;;
+    add-cache-idl-lowprio) echo "lc rgb '#ff7f0e' pt 7 dt 2" ;;
+    index-cache-idl) echo "lc rgb '#9467bd' pt 9" ;;
+    index-cache-idl-mmap) echo "lc rgb '#e377c2' pt 11 dt 2" ;;
+    index-cache-idl-off) echo "lc rgb '#8c564b' pt 13" ;;
+    add-sort) echo "lc rgb '#1f77b4' pt 4" ;;
+    index-sort) echo "lc rgb '#17becf' pt 6" ;;
+    add-no-index) echo "lc rgb '#2ca02c' pt 8" ;;
+    *) echo "" ;;
+  esac
+}
 
 plot() {  # plot FILE.png COLUMN YLABEL [logscale y]
   local png=$1 column=$2 ylabel=$3 logy=${4:-}
   local series=""
-  for f in "$out"/plot-*.dat; do
+  for f in "$data"/*.dat; do
     local name
     name=$(basename "$f" .dat)
-    name=${name#plot-}
-    series+="${series:+, }'$f' using 1:$column with linespoints title '$name'"
+    series+="${series:+, }'$f' using 1:$column with linespoints $(style "$name") title '$name'"
   done
   gnuplot <<GP
 set terminal pngcairo size 1000,620 noenhanced
