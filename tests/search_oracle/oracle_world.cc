@@ -290,10 +290,10 @@ std::string OracleWorld::ScratchDir(const std::string& name) {
   return p.string();
 }
 
-CommandResult OracleWorld::Dirload(const std::vector<std::string>& args, double timeout) {
+ProcessResult OracleWorld::Dirload(const std::vector<std::string>& args, double timeout) {
   std::vector<std::string> argv = {BinaryDir() + "/tools/dirload"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, timeout);
+  return RunProcess(argv, timeout);
 }
 
 void OracleWorld::Build() {
@@ -655,7 +655,7 @@ void OracleWorld::LoadOpenLdap() {
   for (const std::string& index : kWorkloadIndexes) conf += "index " + index + "\n";
   dir_.Write("slapd.conf", conf);
 
-  CommandResult add = RunCommand({slapadd, "-q", "-f", slapd_conf_, "-l", ldif_}, 900);
+  ProcessResult add = RunProcess({slapadd, "-q", "-f", slapd_conf_, "-l", ldif_}, 900);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
   expected_ = SlapcatDns(queries_);
   folding_expected_ = SlapcatDns(folding_queries_);
@@ -663,12 +663,12 @@ void OracleWorld::LoadOpenLdap() {
 
 std::vector<DnSet> OracleWorld::SlapcatDns(const std::vector<Query>& queries) {
   // slapcat opens the database read-only, so several can run at once.
-  std::vector<CommandResult> runs(queries.size());
+  std::vector<ProcessResult> runs(queries.size());
   ParallelFor(queries.size(), [&](size_t i) {
     const Query& q = queries[i];
     std::string url =
         "ldap:///" + UrlEncode(q.base, "=,") + "??" + q.scope + "?" + UrlEncode(q.filter, "");
-    runs[i] = RunCommand({slapcat_, "-f", slapd_conf_, "-o", "ldif_wrap=no", "-H", url}, 300);
+    runs[i] = RunProcess({slapcat_, "-f", slapd_conf_, "-o", "ldif_wrap=no", "-H", url}, 300);
   });
   std::vector<DnSet> sets;
   for (size_t i = 0; i < queries.size(); ++i) {
@@ -707,7 +707,7 @@ std::string OracleWorld::Database(const LoadConfig& config) {
   // With --no-index too: the configuration is recorded, its indexes left for
   // `dirload index` to build, as an operator who defers indexing does.
   for (const std::string& index : kWorkloadIndexes) args.insert(args.end(), {"--index", index});
-  CommandResult add = Dirload(args, 1800);
+  ProcessResult add = Dirload(args, 1800);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
   databases_[name] = db;
   return db;

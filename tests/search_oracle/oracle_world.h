@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/search_oracle/command.h"
+#include "tests/support/child_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::testing {
@@ -57,7 +57,7 @@ struct LoadConfig {
 
 // The result of one `dirload search --dn --explain`.
 struct SearchOutcome {
-  CommandResult run;
+  ProcessResult run;
   DnSet dns;
   // The plan's summary line from --explain ("indexed: ..." or "scan: ...").
   std::string summary;
@@ -111,7 +111,7 @@ class OracleWorld {
                                               const std::vector<std::string>& extra = {});
 
   // `dirload ARGS...`.
-  static CommandResult Dirload(const std::vector<std::string>& args, double timeout = 600);
+  static ProcessResult Dirload(const std::vector<std::string>& args, double timeout = 600);
 
  private:
   OracleWorld() = default;

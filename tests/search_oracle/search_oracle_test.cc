@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/search_oracle/command.h"
 #include "tests/search_oracle/oracle_world.h"
+#include "tests/support/child_process.h"
 #include "tests/support/mini_json.h"
 #include "tests/support/temp_dir.h"
 
@@ -30,13 +30,13 @@ namespace dirload {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::CommandResult;
 using testing::DnSet;
 using testing::Env;
 using testing::kWorkloadIndexes;
 using testing::LoadConfig;
 using testing::OracleWorld;
 using testing::Plan;
+using testing::ProcessResult;
 using testing::Query;
 using testing::SearchOutcome;
 
@@ -234,7 +234,7 @@ std::vector<std::string> IndexArgs(const std::vector<std::string>& indexes) {
   return args;
 }
 
-CommandResult IndexCommand(const std::string& db, const std::vector<std::string>& indexes,
+ProcessResult IndexCommand(const std::string& db, const std::vector<std::string>& indexes,
                            std::vector<std::string> extra) {
   std::vector<std::string> args = {"index", "--db", db, "--progress", "never"};
   std::vector<std::string> index_args = IndexArgs(indexes);
@@ -249,7 +249,7 @@ std::map<std::string, std::string> DumpIndexTables(const std::string& db) {
   std::map<std::string, std::string> tables;
   std::string mdb_dump = testing::FindProgram("mdb_dump");
   if (mdb_dump.empty()) return tables;
-  CommandResult list = testing::RunCommand({mdb_dump, "-l", db});
+  ProcessResult list = testing::RunProcess({mdb_dump, "-l", db});
   REQUIRE_MESSAGE(list.exit_code == 0, list.Describe());
   size_t start = 0;
   while (start < list.out.size()) {
@@ -258,7 +258,7 @@ std::map<std::string, std::string> DumpIndexTables(const std::string& db) {
     std::string name = list.out.substr(start, end - start);
     start = end + 1;
     if (name.rfind("idx.", 0) != 0) continue;
-    CommandResult dump = testing::RunCommand({mdb_dump, "-s", name, db});
+    ProcessResult dump = testing::RunProcess({mdb_dump, "-s", name, db});
     REQUIRE_MESSAGE(dump.exit_code == 0, dump.Describe());
     size_t body = dump.out.find("HEADER=END\n");
     REQUIRE_MESSAGE(body != std::string::npos, "no header in mdb_dump output for " << name);
@@ -327,7 +327,7 @@ void CheckRebuild(const std::string& backend, const std::vector<std::string>& me
   std::string reference = world.Database({.backend = backend, .method = "sort"});
   std::string db = world.Database({.backend = backend, .no_index = true});
 
-  CommandResult check = IndexCommand(db, kWorkloadIndexes, {"--check"});
+  ProcessResult check = IndexCommand(db, kWorkloadIndexes, {"--check"});
   CHECK_MESSAGE(check.exit_code == 3, "indexes never built must be stale\n" << check.Describe());
   // Searching before the indexes exist is a scan with the right answers.
   SearchOutcome early = OracleWorld::Search(db, world.queries()[0]);
@@ -335,7 +335,7 @@ void CheckRebuild(const std::string& backend, const std::vector<std::string>& me
   CHECK(early.summary.rfind("scan:", 0) == 0);
   if (oracle) CHECK(early.dns == world.expected()[0]);
 
-  CommandResult index = IndexCommand(db, kWorkloadIndexes, method_args);
+  ProcessResult index = IndexCommand(db, kWorkloadIndexes, method_args);
   REQUIRE_MESSAGE(index.exit_code == 0, index.Describe());
   check = IndexCommand(db, kWorkloadIndexes, {"--check"});
   CHECK_MESSAGE(check.exit_code == 0, check.Describe());
@@ -428,7 +428,7 @@ void CheckConfigurationChange(const std::string& backend) {
   fs::copy(source, db, fs::copy_options::recursive);
   const std::vector<std::string> changed = ChangedIndexes();
 
-  CommandResult check = IndexCommand(db, kWorkloadIndexes, {"--check"});
+  ProcessResult check = IndexCommand(db, kWorkloadIndexes, {"--check"});
   CHECK_MESSAGE(check.exit_code == 0, "the configuration it was built with\n" << check.Describe());
   check = IndexCommand(db, changed, {"--check"});
   CHECK_MESSAGE(check.exit_code == 3, check.Describe());
@@ -439,7 +439,7 @@ void CheckConfigurationChange(const std::string& backend) {
   for (const std::string& i : kWorkloadIndexes) {
     if (i != "l eq") dropped_only.push_back(i);
   }
-  CommandResult drop_check = IndexCommand(db, dropped_only, {"--check"});
+  ProcessResult drop_check = IndexCommand(db, dropped_only, {"--check"});
   WARN_MESSAGE(drop_check.exit_code == 3,
                "--check does not report the table of an index no longer configured (idx.l), "
                "which `dirload index` would drop\n"
@@ -472,7 +472,7 @@ void CheckConfigurationChange(const std::string& backend) {
   std::set<std::string> tables_before = IndexTableNames(backend, db);
 
   std::string stats = db + "-title-stats.json";
-  CommandResult index = IndexCommand(db, changed, {"--stats", stats, "title"});
+  ProcessResult index = IndexCommand(db, changed, {"--stats", stats, "title"});
   REQUIRE_MESSAGE(index.exit_code == 0, index.Describe());
   CHECK(IndexesBuilt(stats) == std::set<std::string>{"title"});
   check = IndexCommand(db, changed, {"--check"});
