@@ -61,6 +61,30 @@ medians=$(awk -F, '
 
 index_mb=$(awk '$13 > m { m = $13 } END { printf "%.0f", m }' <<< "$medians")
 
+# pivot FIELD TITLE: one median figure as a variant x cache-size table.
+pivot() {
+  echo
+  echo "$2 (medians), by variant and cache size:"
+  echo
+  awk -v f="$1" '
+    !($3 in seen) { seen[$3] = 1; mb[$3] = $4; sizes[++ns] = $3 }
+    !($1 in vseen) { vseen[$1] = 1; vars[++nv] = $1 }
+    { cell[$1, $3] = $f }
+    END {
+      # Sizes in ascending order.
+      for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++)
+        if (mb[sizes[j]] + 0 < mb[sizes[i]] + 0) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
+      line = "| variant |"; rule = "|---|"
+      for (i = 1; i <= ns; i++) { line = line " " sizes[i] " |"; rule = rule "---:|" }
+      print line; print rule
+      for (v = 1; v <= nv; v++) {
+        line = "| " vars[v] " |"
+        for (i = 1; i <= ns; i++) line = line " " ((vars[v], sizes[i]) in cell ? cell[vars[v], sizes[i]] : "-") " |"
+        print line
+      }
+    }' <<< "$medians"
+}
+
 {
   echo "# Cache sweep"
   echo
@@ -73,6 +97,9 @@ index_mb=$(awk '$13 > m { m = $13 } END { printf "%.0f", m }' <<< "$medians")
   while read -r v _ size _ runs wall idx rd wr ev iev rss _ hit mis map cpu; do
     echo "| $v | $size | $runs | $wall | $cpu | $idx | $rd | $wr | $ev | $iev | $hit | $mis | $map | $rss |"
   done <<< "$medians"
+  pivot 6 "Wall seconds"
+  pivot 7 "Phase 2 (index) seconds"
+  pivot 8 "Pages read into the pool"
 } > "$out/sweep.md"
 
 # One data file per variant: cache MB, wall, pages read, pages written.

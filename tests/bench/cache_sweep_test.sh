@@ -38,6 +38,11 @@ for v in add-no-index add-cache-idl add-cache-idl-lowprio add-sort index-cache-i
   grep -q "^| $v | 256K |" "$out/sweep.md" || fail "sweep.md lacks $v at 256K"
 done
 
+grep -q "^Wall seconds (medians), by variant and cache size:" "$out/sweep.md" ||
+  fail "sweep.md lacks the wall-time table"
+grep -q "^| index-sort | [0-9.]* | [0-9.]* | [0-9.]* |$" "$out/sweep.md" ||
+  fail "sweep.md's tables lack a row of three sizes for index-sort"
+
 # The cache size reached the engine (read back with get_cachesize) and grows
 # with the option.
 small=$(field index-cache-idl 256K cache_bytes)
