@@ -57,9 +57,8 @@ if ((quick)); then
   idl=200
 else
   entries_default=285000
-  # From well below the index data (~180 MB at 285,000 entries) to above the
-  # whole database (~550 MB). Chosen so that the whole grid takes about half
-  # an hour here.
+  # From well below the index data (~170 MB at 285,000 entries) to above the
+  # whole database (~530 MB). One pass of the grid takes about 20 minutes here.
   [[ -n $sizes ]] || sizes="8M 32M 64M 128M 256M 1G"
   # IDL cache off costs ~3 min a run at 285,000 entries: both ends only.
   idl_off_sizes="8M 1G"
