@@ -132,10 +132,9 @@ TEST_CASE("bdb: slapd.conf's dbconfig set_cachesize sizes the pool; --cache-size
   TempDir t;
   std::string input = t.File("in.ldif");
   Generate(input, 200);
-  std::string conf = t.File("slapd.conf");
-  REQUIRE(testing::WriteFile(conf, std::string("database bdb\nsuffix \"") + kSuffix +
-                                       "\"\ndirectory " + t.File("db") +
-                                       "\ndbconfig set_cachesize 0 33554432 1\n"));
+  std::string conf =
+      t.Write("slapd.conf", std::string("database bdb\nsuffix \"") + kSuffix + "\"\ndirectory " +
+                                t.File("db") + "\ndbconfig set_cachesize 0 33554432 1\n");
   std::string stats = t.File("a.json");
   RunResult r = RunDirload(
       {"add", "-f", conf, "-l", input, "--progress", "never", "--no-index", "--stats", stats});
@@ -162,7 +161,7 @@ TEST_CASE("bdb: a DB_CONFIG file in the directory wins over --cache-size, with a
   Generate(input, 100);
   std::string db = t.File("db");
   std::filesystem::create_directories(db);
-  REQUIRE(testing::WriteFile(db + "/DB_CONFIG", "set_cachesize 0 16777216 1\n"));
+  t.Write("db/DB_CONFIG", "set_cachesize 0 16777216 1\n");
   std::string stats = t.File("s.json");
   RunResult r = Add(input, db, "bdb", {"--cache-size", "64M", "--stats", stats});
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());

@@ -44,13 +44,6 @@ inline std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Writes `text` as the whole file; false when it cannot.
-inline bool WriteFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  return static_cast<bool>(out);
-}
-
 // An environment variable, or `fallback` when unset.
 inline std::string Env(const char* name, const char* fallback = "") {
   const char* v = std::getenv(name);
