@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "lib/schema/ascii.h"
+
 namespace dirload::testing {
 
 class JsonValue {
@@ -206,24 +208,6 @@ class JsonParser {
     return true;
   }
 
-  static void AppendUtf8(uint32_t cp, std::string* out) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
   bool ParseString(std::string* out) {
     ++pos_;  // opening quote
     for (;;) {
@@ -276,7 +260,7 @@ class JsonParser {
           } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             return Fail("lone low surrogate");
           }
-          AppendUtf8(cp, out);
+          schema_internal::AppendUtf8(static_cast<int32_t>(cp), out);
           break;
         }
         default:
