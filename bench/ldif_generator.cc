@@ -607,6 +607,24 @@ void LdifGenerator::GroupEntry(ldif::Record* record) {
   ++groups_emitted_;
 }
 
+const std::vector<std::string> kWorkloadIndexLines = {
+    "objectClass eq",
+    "uid eq",
+    "mail eq,sub",
+    "cn eq,sub",
+    "sn eq,sub",
+    "givenName eq,sub",
+    "telephoneNumber eq",
+    "employeeNumber eq",
+    "departmentNumber eq",
+    "title eq",
+    "l eq",
+    "ou eq",
+    "member eq",
+    "manager eq",
+    "postalCode eq",
+};
+
 Status GenerateLdifFile(const GeneratorOptions& options, const std::string& path, bool gzip) {
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<LdifGenerator> generator,
                            LdifGenerator::Create(options));

@@ -62,6 +62,11 @@ class Prng {
 
 class LdifGenerator;
 
+// The 15 indexes of the workload (DESIGN.md), as slapd.conf index lines
+// without the word "index". bench/workload_indexes.sh lists the same for the
+// benchmark scripts.
+extern const std::vector<std::string> kWorkloadIndexLines;
+
 // Writes the whole workload of `options` to the file at `path` ("-": stdout),
 // gzip-compressed when `gzip`; the file is closed even after a failed write.
 [[nodiscard]] Status GenerateLdifFile(const GeneratorOptions& options, const std::string& path,

@@ -48,25 +48,6 @@ const std::vector<std::string> kIndexLines = {
     "name sub",
 };
 
-// Exactly the 15 of DESIGN.md, for timing.
-const std::vector<std::string> kDesignLines = {
-    "objectClass eq",
-    "uid eq",
-    "mail eq,sub",
-    "cn eq,sub",
-    "sn eq,sub",
-    "givenName eq,sub",
-    "telephoneNumber eq",
-    "employeeNumber eq",
-    "departmentNumber eq",
-    "title eq",
-    "l eq",
-    "ou eq",
-    "member eq",
-    "manager eq",
-    "postalCode eq",
-};
-
 std::vector<IndexSpec> Specs(const std::vector<std::string>& lines = kIndexLines) {
   IndexConfig config;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -409,7 +390,8 @@ TEST_CASE("builder speed" * doctest::skip()) {
   if (const char* sm = std::getenv("DIRLOAD_INDEX_BENCH_SORT_MB")) {
     o.sort_memory = std::strtoull(sm, nullptr, 10) << 20;
   }
-  auto b = IndexBuilder::Create(method, Specs(kDesignLines), BuiltinSchema(), store.get(), o);
+  auto b = IndexBuilder::Create(method, Specs(bench::kWorkloadIndexLines), BuiltinSchema(),
+                                store.get(), o);
   REQUIRE(b.ok());
   auto c = store->NewCursor(kId2EntryTable);
   EntryView view;

@@ -21,22 +21,6 @@ namespace dirload::testing {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kWorkloadIndexes = {"objectClass eq",
-                                                   "uid eq",
-                                                   "mail eq,sub",
-                                                   "cn eq,sub",
-                                                   "sn eq,sub",
-                                                   "givenName eq,sub",
-                                                   "telephoneNumber eq",
-                                                   "employeeNumber eq",
-                                                   "departmentNumber eq",
-                                                   "title eq",
-                                                   "l eq",
-                                                   "ou eq",
-                                                   "member eq",
-                                                   "manager eq",
-                                                   "postalCode eq"};
-
 namespace {
 
 // 8,000 entries keep every test case together under about four minutes in a
@@ -652,7 +636,7 @@ void OracleWorld::LoadOpenLdap() {
       db +
       "\n"
       "maxsize 1073741824\n";
-  for (const std::string& index : kWorkloadIndexes) conf += "index " + index + "\n";
+  for (const std::string& index : bench::kWorkloadIndexLines) conf += "index " + index + "\n";
   dir_.Write("slapd.conf", conf);
 
   ProcessResult add = RunProcess({slapadd, "-q", "-f", slapd_conf_, "-l", ldif_}, 900);
@@ -706,7 +690,8 @@ std::string OracleWorld::Database(const LoadConfig& config) {
   }
   // With --no-index too: the configuration is recorded, its indexes left for
   // `dirload index` to build, as an operator who defers indexing does.
-  for (const std::string& index : kWorkloadIndexes) args.insert(args.end(), {"--index", index});
+  for (const std::string& index : bench::kWorkloadIndexLines)
+    args.insert(args.end(), {"--index", index});
   ProcessResult add = Dirload(args, 1800);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
   databases_[name] = db;

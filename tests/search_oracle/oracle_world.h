@@ -22,9 +22,6 @@ namespace dirload::testing {
 
 inline constexpr char kOracleSuffix[] = "dc=example,dc=com";
 
-// The 15 indexes of DESIGN.md, in slapd.conf syntax without the word "index".
-extern const std::vector<std::string> kWorkloadIndexes;
-
 // Whether dirload must answer a query from its indexes, or by a scan, or may
 // do either (the planner's choice, e.g. a fragment at the edge of key length).
 enum class Plan { kIndexed, kScan, kEither };

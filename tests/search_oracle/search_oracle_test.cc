@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/ldif_generator.h"
 #include "tests/search_oracle/oracle_world.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mini_json.h"
@@ -32,7 +33,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::DnSet;
 using testing::Env;
-using testing::kWorkloadIndexes;
 using testing::LoadConfig;
 using testing::OracleWorld;
 using testing::Plan;
@@ -314,7 +314,7 @@ TEST_CASE("rebuild: sort and cache methods build byte-identical LMDB index table
   auto sort = DumpIndexTables(world.Database({.backend = "lmdb", .method = "sort"}));
   auto cache = DumpIndexTables(
       world.Database({.backend = "lmdb", .method = "cache", .idl_cache_size = 1000}));
-  CHECK(sort.size() == kWorkloadIndexes.size());
+  CHECK(sort.size() == bench::kWorkloadIndexLines.size());
   CheckSameTables(sort, "sort method", cache, "cache method");
 }
 
@@ -327,7 +327,7 @@ void CheckRebuild(const std::string& backend, const std::vector<std::string>& me
   std::string reference = world.Database({.backend = backend, .method = "sort"});
   std::string db = world.Database({.backend = backend, .no_index = true});
 
-  ProcessResult check = IndexCommand(db, kWorkloadIndexes, {"--check"});
+  ProcessResult check = IndexCommand(db, bench::kWorkloadIndexLines, {"--check"});
   CHECK_MESSAGE(check.exit_code == 3, "indexes never built must be stale\n" << check.Describe());
   // Searching before the indexes exist is a scan with the right answers.
   SearchOutcome early = OracleWorld::Search(db, world.queries()[0]);
@@ -335,9 +335,9 @@ void CheckRebuild(const std::string& backend, const std::vector<std::string>& me
   CHECK(early.summary.rfind("scan:", 0) == 0);
   if (oracle) CHECK(early.dns == world.expected()[0]);
 
-  ProcessResult index = IndexCommand(db, kWorkloadIndexes, method_args);
+  ProcessResult index = IndexCommand(db, bench::kWorkloadIndexLines, method_args);
   REQUIRE_MESSAGE(index.exit_code == 0, index.Describe());
-  check = IndexCommand(db, kWorkloadIndexes, {"--check"});
+  check = IndexCommand(db, bench::kWorkloadIndexLines, {"--check"});
   CHECK_MESSAGE(check.exit_code == 0, check.Describe());
 
   CHECK(IndexTableNames(backend, db) == IndexTableNames(backend, reference));
@@ -381,7 +381,7 @@ TEST_CASE(
 // `title eq,sub`.
 std::vector<std::string> ChangedIndexes() {
   std::vector<std::string> changed;
-  for (const std::string& i : kWorkloadIndexes) {
+  for (const std::string& i : bench::kWorkloadIndexLines) {
     if (i == "l eq") continue;
     changed.push_back(i == "title eq" ? "title eq,sub" : i);
   }
@@ -428,7 +428,7 @@ void CheckConfigurationChange(const std::string& backend) {
   fs::copy(source, db, fs::copy_options::recursive);
   const std::vector<std::string> changed = ChangedIndexes();
 
-  ProcessResult check = IndexCommand(db, kWorkloadIndexes, {"--check"});
+  ProcessResult check = IndexCommand(db, bench::kWorkloadIndexLines, {"--check"});
   CHECK_MESSAGE(check.exit_code == 0, "the configuration it was built with\n" << check.Describe());
   check = IndexCommand(db, changed, {"--check"});
   CHECK_MESSAGE(check.exit_code == 3, check.Describe());
@@ -436,7 +436,7 @@ void CheckConfigurationChange(const std::string& backend) {
                                                                   << check.Describe());
   // Only dropping an index leaves a table that `dirload index` will remove.
   std::vector<std::string> dropped_only;
-  for (const std::string& i : kWorkloadIndexes) {
+  for (const std::string& i : bench::kWorkloadIndexLines) {
     if (i != "l eq") dropped_only.push_back(i);
   }
   ProcessResult drop_check = IndexCommand(db, dropped_only, {"--check"});
@@ -477,7 +477,7 @@ void CheckConfigurationChange(const std::string& backend) {
   CHECK(IndexesBuilt(stats) == std::set<std::string>{"title"});
   check = IndexCommand(db, changed, {"--check"});
   CHECK_MESSAGE(check.exit_code == 0, check.Describe());
-  check = IndexCommand(db, kWorkloadIndexes, {"--check"});
+  check = IndexCommand(db, bench::kWorkloadIndexLines, {"--check"});
   CHECK_MESSAGE(check.exit_code == 3, "the old configuration must now be stale\n"
                                           << check.Describe());
 
