@@ -16,6 +16,7 @@
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
 #include "lib/store/tables.h"
+#include "tests/schema/builtin_fixture.h"
 #include "tests/support/mini_json.h"
 #include "tests/support/temp_dir.h"
 
@@ -283,15 +284,6 @@ TEST_CASE("the report counts keys, IDs, kinds and list lengths of lists written 
 
 // ------------------------------------------------ through the loader and indexer
 
-const Schema& TestSchema() {
-  static Schema* schema = [] {
-    Result<Schema> s = Schema::Builtin();
-    REQUIRE(s.ok());
-    return new Schema(std::move(*s));
-  }();
-  return *schema;
-}
-
 // Index keys of one lower-case ASCII value under "eq,sub": the layout of
 // lib/index/index_keys.h spelled out (initial and final fragments of 2..4
 // characters, any fragments of 4 at every position).
@@ -338,7 +330,7 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
       std::string dir = t.File("db");
       {
         std::unique_ptr<Store> store = Open(backend, dir, /*create=*/true);
-        EntryChecker checker(&TestSchema(), true);
+        EntryChecker checker(&testing::BuiltinSchema(), true);
         LoadOptions lo;
         lo.suffix = kSuffix;
         Loader loader(lo, store.get(), &checker, nullptr, nullptr);
@@ -346,10 +338,10 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
         Result<LoadSummary> loaded = loader.Run(&reader);
         REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());
         REQUIRE(loaded->entries_loaded == 42);
-        Result<IndexConfig> config =
-            IndexConfig::Parse(TestSchema(), {{"sn pres,eq", "test:1"}, {"cn eq,sub", "test:2"}});
+        Result<IndexConfig> config = IndexConfig::Parse(
+            testing::BuiltinSchema(), {{"sn pres,eq", "test:1"}, {"cn eq,sub", "test:2"}});
         REQUIRE(config.ok());
-        Indexer indexer(store.get(), &TestSchema(), &*config, nullptr);
+        Indexer indexer(store.get(), &testing::BuiltinSchema(), &*config, nullptr);
         IndexRunOptions options;
         options.method = method;
         options.builder.tmpdir = t.path().string();

@@ -6,19 +6,11 @@
 #include "lib/schema/schema.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
+#include "tests/schema/builtin_fixture.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
-
-const Schema& TestSchema() {
-  static Schema* schema = [] {
-    Result<Schema> s = Schema::Builtin();
-    REQUIRE(s.ok());
-    return new Schema(std::move(*s));
-  }();
-  return *schema;
-}
 
 class CollectRejects final : public RejectSink {
  public:
@@ -57,7 +49,7 @@ void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, 
   so.create = true;
   Result<std::unique_ptr<Store>> store = Store::Open(backend, dir, so);
   REQUIRE(store.ok());
-  EntryChecker checker(&TestSchema(), true);
+  EntryChecker checker(&testing::BuiltinSchema(), true);
   LoadOptions lo;
   lo.suffix = "dc=example,dc=com";
   lo.continue_on_error = cont;

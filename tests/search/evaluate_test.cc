@@ -10,13 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "tests/schema/builtin_fixture.h"
+
 namespace dirload {
 namespace {
-
-const Schema& BuiltinSchema() {
-  static const Schema schema = Schema::Builtin().value();
-  return schema;
-}
 
 using Avs = std::vector<std::pair<std::string, std::string>>;
 
@@ -43,7 +40,8 @@ class Entries {
   }
 
   // The names of the entries the filter matches, space separated, in order.
-  std::string Matching(std::string_view filter, const Schema& schema = BuiltinSchema()) const {
+  std::string Matching(std::string_view filter,
+                       const Schema& schema = testing::BuiltinSchema()) const {
     Result<Filter> f = ParseFilter(filter);
     REQUIRE(f.ok());
     DescriptionTable table(dict_, schema);
@@ -228,7 +226,7 @@ TEST_CASE("evaluation agrees with slapd on every kind of item") {
 
 TEST_CASE("three-valued logic: items and connectives") {
   Entries e = Sample();
-  const Schema& s = BuiltinSchema();
+  const Schema& s = testing::BuiltinSchema();
   CHECK(e.Eval("(nosuchattr=x)", "a", s) == Truth::kUndefined);
   CHECK(e.Eval("(!(nosuchattr=x))", "a", s) == Truth::kUndefined);
   CHECK(e.Eval("(&(nosuchattr=x)(uid=a))", "a", s) == Truth::kUndefined);
@@ -264,7 +262,7 @@ TEST_CASE("approximate matching is equality, not slapd's phonetic match") {
 }
 
 TEST_CASE("description coverage: subtypes, options, language ranges, binary") {
-  const Schema& s = BuiltinSchema();
+  const Schema& s = testing::BuiltinSchema();
   auto ad = [&](std::string_view text) { return s.ParseAttributeDescription(text).value(); };
   CHECK(DescriptionCovers(ad("name"), ad("cn")));
   CHECK(DescriptionCovers(ad("name"), ad("sn;lang-fr")));
@@ -375,16 +373,16 @@ TEST_CASE("the one-off Matches and corrupt entries") {
   Entries e = Sample();
   Result<Filter> f = ParseFilter("(&(objectClass=person)(sn=MÜLLER))");
   REQUIRE(f.ok());
-  Result<bool> hit = Matches(*f, e.view("a"), e.dictionary(), BuiltinSchema());
+  Result<bool> hit = Matches(*f, e.view("a"), e.dictionary(), testing::BuiltinSchema());
   REQUIRE(hit.ok());
   CHECK(*hit);
-  hit = Matches(*f, e.view("c"), e.dictionary(), BuiltinSchema());
+  hit = Matches(*f, e.view("c"), e.dictionary(), testing::BuiltinSchema());
   REQUIRE(hit.ok());
   CHECK_FALSE(*hit);
 
   AttributeDictionary small;
   small.Intern("objectClass");
-  hit = Matches(*f, e.view("a"), small, BuiltinSchema());
+  hit = Matches(*f, e.view("a"), small, testing::BuiltinSchema());
   REQUIRE_FALSE(hit.ok());
   CHECK(hit.status().code() == StatusCode::kCorruption);
 }

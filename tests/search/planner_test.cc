@@ -12,19 +12,15 @@
 
 #include "lib/index/index_keys.h"
 #include "lib/search/evaluate.h"
+#include "tests/schema/builtin_fixture.h"
 
 namespace dirload {
 namespace {
 
-const Schema& BuiltinSchema() {
-  static const Schema schema = Schema::Builtin().value();
-  return schema;
-}
-
 IndexConfig Config(const std::vector<std::string>& lines) {
   std::vector<IndexConfig::Line> ls;
   for (const std::string& l : lines) ls.push_back({l, "test:" + std::to_string(ls.size() + 1)});
-  Result<IndexConfig> c = IndexConfig::Parse(BuiltinSchema(), ls);
+  Result<IndexConfig> c = IndexConfig::Parse(testing::BuiltinSchema(), ls);
   REQUIRE(c.ok());
   return std::move(*c);
 }
@@ -46,7 +42,7 @@ class Fixture {
     REQUIRE(DecodeEntry(e->bytes, &e->view).ok());
     entries_.push_back(std::move(e));
     const EntryId id = entries_.size();
-    DescriptionTable table(dict_, BuiltinSchema());
+    DescriptionTable table(dict_, testing::BuiltinSchema());
     std::set<std::pair<std::string, std::string>> keys;
     std::string scratch;
     for (const ValueRef& v : entries_.back()->view.values) {
@@ -55,7 +51,7 @@ class Fixture {
       for (const IndexSpec* spec : config_.Targets(ad->type)) {
         if (spec->Has(kIndexPresence)) keys.insert({spec->table(), PresenceKey()});
         KeyList kl;
-        (void)AddValueKeys(BuiltinSchema(), *spec, v.value, &kl, &scratch);
+        (void)AddValueKeys(testing::BuiltinSchema(), *spec, v.value, &kl, &scratch);
         for (size_t i = 0; i < kl.size(); ++i) keys.insert({spec->table(), std::string(kl[i])});
       }
     }
@@ -75,7 +71,7 @@ class Fixture {
   Candidates Plan(std::string_view text, PlanNode* plan = nullptr) {
     Result<Filter> f = ParseFilter(text);
     REQUIRE(f.ok());
-    Planner planner(BuiltinSchema(), config_, Lookup());
+    Planner planner(testing::BuiltinSchema(), config_, Lookup());
     Result<Candidates> c = planner.Plan(*f, plan);
     REQUIRE(c.ok());
     return std::move(*c);
@@ -84,8 +80,8 @@ class Fixture {
   std::vector<EntryId> Matching(std::string_view text) const {
     Result<Filter> f = ParseFilter(text);
     REQUIRE(f.ok());
-    DescriptionTable table(dict_, BuiltinSchema());
-    FilterMatcher m(*f, BuiltinSchema());
+    DescriptionTable table(dict_, testing::BuiltinSchema());
+    FilterMatcher m(*f, testing::BuiltinSchema());
     std::vector<EntryId> out;
     for (size_t i = 0; i < entries_.size(); ++i) {
       if (m.Matches(entries_[i]->view, table).value()) out.push_back(i + 1);

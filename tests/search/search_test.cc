@@ -16,15 +16,11 @@
 #include "lib/pipeline/loader.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
+#include "tests/schema/builtin_fixture.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
-
-const Schema& BuiltinSchema() {
-  static const Schema schema = Schema::Builtin().value();
-  return schema;
-}
 
 constexpr const char* kSuffix = "dc=example,dc=com";
 
@@ -98,7 +94,7 @@ IndexConfig DesignIndexes() {
         "title eq", "l eq", "ou eq", "member eq", "manager eq,pres", "postalCode eq"}) {
     lines.push_back({"index " + l, "test"});
   }
-  return IndexConfig::Parse(BuiltinSchema(), lines).value();
+  return IndexConfig::Parse(testing::BuiltinSchema(), lines).value();
 }
 
 class Database {
@@ -110,7 +106,7 @@ class Database {
     Result<std::unique_ptr<Store>> s = Store::Open(backend, dir, so);
     REQUIRE(s.ok());
     store_ = std::move(*s);
-    EntryChecker checker(&BuiltinSchema(), true);
+    EntryChecker checker(&testing::BuiltinSchema(), true);
     LoadOptions lo;
     lo.suffix = kSuffix;
     Loader loader(lo, store_.get(), &checker, nullptr, nullptr);
@@ -122,7 +118,7 @@ class Database {
     BuilderOptions bo;
     bo.tmpdir = dir + "-tmp";
     Result<std::unique_ptr<IndexBuilder>> b =
-        IndexBuilder::Create(method, config_.specs(), BuiltinSchema(), store_.get(), bo);
+        IndexBuilder::Create(method, config_.specs(), testing::BuiltinSchema(), store_.get(), bo);
     REQUIRE_MESSAGE(b.ok(), b.status().ToString());
     std::unique_ptr<Cursor> c = store_->NewCursor(kId2EntryTable);
     EntryView view;
@@ -154,13 +150,13 @@ class Database {
     req.explain = true;
     Found out;
     EntryId last = 0;
-    out.result =
-        Search(store_.get(), BuiltinSchema(), dict_, req, [&](EntryId id, const EntryView& e) {
-          CHECK(id > last);  // ascending ID order
-          last = id;
-          out.dns.emplace_back(e.dn);
-          return Status::Ok();
-        });
+    out.result = Search(store_.get(), testing::BuiltinSchema(), dict_, req,
+                        [&](EntryId id, const EntryView& e) {
+                          CHECK(id > last);  // ascending ID order
+                          last = id;
+                          out.dns.emplace_back(e.dn);
+                          return Status::Ok();
+                        });
     return out;
   }
 
@@ -381,7 +377,7 @@ TEST_CASE("bad bases, scopes and callbacks") {
   AttributeDictionary dict;
   REQUIRE(ReadMeta(db.store(), &dict).ok());
   Result<SearchResult> res =
-      Search(db.store(), BuiltinSchema(), dict, req, [&](EntryId, const EntryView&) {
+      Search(db.store(), testing::BuiltinSchema(), dict, req, [&](EntryId, const EntryView&) {
         return ++seen == 3 ? Status::ResourceExhausted("enough") : Status::Ok();
       });
   REQUIRE_FALSE(res.ok());
