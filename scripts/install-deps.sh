@@ -7,7 +7,7 @@ packages=(build-essential cmake pkg-config zlib1g-dev liblmdb-dev libdb5.3-dev l
 if [[ "${1:-}" == "--test" ]]; then
   # OpenLDAP's tools are the oracle of the comparison tests; gnuplot draws the
   # cache-sweep plots.
-  packages+=(slapd ldap-utils gnuplot-nox jq time bc)
+  packages+=(slapd ldap-utils lmdb-utils libldap-dev gnuplot-nox jq time bc)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -28,4 +28,22 @@ std::string_view StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+std::string_view ErrorOriginName(ErrorOrigin origin) {
+  switch (origin) {
+    case ErrorOrigin::kUnspecified:
+      return "unspecified";
+    case ErrorOrigin::kUsage:
+      return "usage";
+    case ErrorOrigin::kConfiguration:
+      return "configuration";
+    case ErrorOrigin::kInput:
+      return "input";
+    case ErrorOrigin::kDatabase:
+      return "database";
+    case ErrorOrigin::kStorage:
+      return "storage";
+  }
+  return "unknown";
+}
+
 }  // namespace dirload

@@ -29,6 +29,22 @@ enum class StatusCode {
 
 std::string_view StatusCodeName(StatusCode code);
 
+// Where an error comes from. The code says what went wrong; the origin says
+// whose it is, and decides the exit status in tools/ (exit_codes.h):
+// configuration 2, input records 1, a database refused 3, storage 4. Errors
+// keep kUnspecified until the layer that knows the origin marks them
+// (WithOrigin); tools/ then falls back on the code.
+enum class ErrorOrigin {
+  kUnspecified = 0,
+  kUsage,          // command-line options
+  kConfiguration,  // slapd.conf, slapd.d, .schema files, index lines
+  kInput,          // LDIF records and their byte streams (including gzip)
+  kDatabase,       // a database that is incomplete, foreign, locked or stale
+  kStorage,        // the engine or the file system failed
+};
+
+std::string_view ErrorOriginName(ErrorOrigin origin);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
@@ -51,6 +67,7 @@ class [[nodiscard]] Status {
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
+  ErrorOrigin origin() const { return origin_; }
   const std::string& message() const { return message_; }
   // "OK", or the message alone: messages already say what, where and which.
   std::string ToString() const { return ok() ? std::string("OK") : message_; }
@@ -58,11 +75,23 @@ class [[nodiscard]] Status {
   // Returns a copy whose message is prefixed with context ("file.ldif:12: ").
   Status WithPrefix(std::string_view prefix) const {
     if (ok()) return *this;
-    return Status(code_, std::string(prefix) + message_);
+    Status s(code_, std::string(prefix) + message_);
+    s.origin_ = origin_;
+    return s;
+  }
+
+  // Returns a copy marked as coming from `origin`, unless it is OK or already
+  // marked: the innermost layer that knows the origin wins.
+  Status WithOrigin(ErrorOrigin origin) const {
+    if (ok() || origin_ != ErrorOrigin::kUnspecified) return *this;
+    Status s = *this;
+    s.origin_ = origin;
+    return s;
   }
 
  private:
   StatusCode code_ = StatusCode::kOk;
+  ErrorOrigin origin_ = ErrorOrigin::kUnspecified;
   std::string message_;
 };
 
