@@ -177,7 +177,8 @@ class GzipSource final : public ByteSource {
           break;
         }
         return Fail(Status::Corruption(name_ + ": gzip stream truncated at byte offset " +
-                                       std::to_string(CompressedOffset())));
+                                       std::to_string(CompressedOffset()))
+                        .WithOrigin(ErrorOrigin::kInput));
       }
       member_started_ = true;
       int rc = inflate(&zs_, Z_NO_FLUSH);
@@ -192,7 +193,8 @@ class GzipSource final : public ByteSource {
       if (rc != Z_OK) {
         std::string why = zs_.msg ? zs_.msg : "inflate error " + std::to_string(rc);
         return Fail(Status::Corruption(name_ + ": corrupt gzip data at byte offset " +
-                                       std::to_string(CompressedOffset()) + ": " + why));
+                                       std::to_string(CompressedOffset()) + ": " + why)
+                        .WithOrigin(ErrorOrigin::kInput));
       }
     }
     return static_cast<size_t>(n - zs_.avail_out);

@@ -223,7 +223,7 @@ Status Reader::RecordError(uint64_t line, std::string what) {
   std::string msg = error_.file + ":" + std::to_string(line) + ": " + error_.what;
   if (record_line_ != line)
     msg += " (record starting at line " + std::to_string(record_line_) + ")";
-  return Status::ParseError(std::move(msg));
+  return Status::ParseError(std::move(msg)).WithOrigin(ErrorOrigin::kInput);
 }
 
 Result<bool> Reader::Next(Record* record) {
@@ -454,7 +454,7 @@ Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record*
         return RecordError(line_no, "a DN cannot be given as a URL");
       Record::Span dn;
       DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, "dn", line_no, record, &dn));
-      record->SetDnSpan(dn);
+      record->SetDnSpan(dn, line_no);
       expect_ = Expect::kControlOrChangetype;
       return Status::Ok();
     }
@@ -487,7 +487,7 @@ Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record*
       }
       Record::Span v;
       DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, desc, line_no, record, &v));
-      record->AddSpans(record->Append(desc), v);
+      record->AddSpans(record->Append(desc), v, line_no);
       return Status::Ok();
     }
   }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -32,16 +33,20 @@ inline uint64_t UnsafeBytes(uint64_t w) {
 inline bool UnsafeByte(unsigned char c) { return c == 0 || c == '\n' || c == '\r' || c >= 0x80; }
 
 // Inserts "\n " into the logical line out[start, end) so that the first
-// physical line holds `wrap` bytes and each continuation line one space plus
-// up to wrap - 1 bytes. Works in place from the back, so each byte moves once.
-void FoldInPlace(std::string* out, size_t start, size_t wrap) {
+// physical line holds `wrap` bytes, or the whole `head` ("cn: ") when that is
+// longer, as slapcat never splits a description from its colon, and each
+// continuation line one space plus up to wrap - 1 bytes. Works in place from
+// the back, so each byte moves once.
+void FoldInPlace(std::string* out, size_t start, size_t wrap, size_t head) {
   const size_t len = out->size() - start;
   if (wrap == 0 || len <= wrap) return;
+  const size_t first = std::max(wrap, std::min(head, len));
+  if (len <= first) return;
   const size_t step = wrap - 1;  // payload bytes per continuation line
-  const size_t rest = len - wrap;
+  const size_t rest = len - first;
   const size_t folds = (rest + step - 1) / step;
   out->resize(out->size() + 2 * folds);
-  char* base = out->data() + start + wrap;  // first byte after the first line
+  char* base = out->data() + start + first;  // first byte after the first line
   for (size_t k = folds; k-- > 0;) {
     size_t from = k * step;
     size_t n = k + 1 == folds ? rest - from : step;
@@ -222,17 +227,20 @@ void AppendAttributeLine(std::string_view description, std::string_view value,
   out->append(description);
   // An empty value is written as "attr:" with nothing after the colon, as
   // slapcat does; RFC 2849 allows it (FILL and SAFE-STRING may both be empty).
+  size_t head = description.size() + 1;
   if (value.empty()) {
     out->push_back(':');
   } else if (NeedsBase64(value)) {
     out->append(":: ");
+    head += 2;
     Base64Encode(value, out);
   } else {
     out->append(": ");
+    head += 1;
     out->append(value);
   }
   // A wrap of 1 would leave no room for data on a continuation line.
-  FoldInPlace(out, start, options.wrap == 1 ? 2 : options.wrap);
+  FoldInPlace(out, start, options.wrap == 1 ? 2 : options.wrap, head);
   out->push_back('\n');
 }
 

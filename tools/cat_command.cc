@@ -5,11 +5,13 @@
 #include "lib/entry/entry_codec.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
+#include "lib/search/ldap_url.h"
 #include "lib/store/tables.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
 #include "tools/search_session.h"
+#include "tools/slapd_tool_options.h"
 
 namespace dirload::tools {
 namespace {
@@ -18,8 +20,13 @@ struct CatArgs {
   DatabaseArgs db;
   std::string filter;  // -a: only entries matching it
   std::string output = "-";
+  std::string subtree;  // -s: only this subtree
+  std::string url;      // -H ldap:///BASE??SCOPE?FILTER
   bool gzip = false;
   bool no_wrap = false;
+  bool continue_on_error = false;
+  CommonToolArgs tool;
+  size_t wrap = 78;  // from -o ldif-wrap and --no-wrap
 };
 
 // Writes `e` with its descriptions resolved through `dictionary`.
@@ -29,14 +36,26 @@ Status WriteEntry(const EntryView& e, const AttributeDictionary& dictionary, ldi
   return writer->Write(*record);
 }
 
-// cat -a: the entries matching a filter, found as `dirload search` finds them.
+// cat -a, -s, -H: the entries in a scope that match a filter, found as
+// `dirload search` finds them, in ID order as slapcat writes them. As in
+// slapcat, -a wins over the URL's filter and -s over its base.
 Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
+  ToolUrl url;
+  if (!a.url.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(url, ParseToolUrl(a.url));
+  }
+  if (!a.subtree.empty()) {
+    url.base = a.subtree;
+    url.scope = SearchScope::kSub;
+  }
+  if (!a.filter.empty()) url.filter = a.filter;
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<SearchSession> s, OpenSearchSession(a.db));
-  DIRLOAD_ASSIGN_OR_RETURN(Filter filter, ParseFilter(a.filter));
+  Result<Filter> filter = ParseFilter(url.filter.value_or("(objectClass=*)"));
+  if (!filter.ok()) return filter.status().WithOrigin(ErrorOrigin::kUsage);
   SearchRequest req;
-  req.base = s->suffix;
-  req.scope = SearchScope::kSub;
-  req.filter = std::move(filter);
+  req.base = url.base.value_or(s->suffix);
+  req.scope = url.scope;
+  req.filter = std::move(*filter);
   req.indexes = &s->indexes;
   ldif::Record record;
   DIRLOAD_ASSIGN_OR_RETURN(
@@ -49,11 +68,11 @@ Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
 }
 
 Status Cat(const CatArgs& a, uint64_t* count) {
-  if (!a.filter.empty()) {
+  if (!a.filter.empty() || !a.subtree.empty() || !a.url.empty()) {
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                              ldif::OpenByteSink(a.output, a.gzip));
     ldif::WriterOptions wo;
-    wo.wrap = a.no_wrap ? 0 : 76;
+    wo.wrap = a.wrap;
     ldif::Writer writer(sink.get(), wo);
     DIRLOAD_RETURN_IF_ERROR(CatFiltered(a, &writer, count));
     DIRLOAD_RETURN_IF_ERROR(writer.Flush());
@@ -70,7 +89,7 @@ Status Cat(const CatArgs& a, uint64_t* count) {
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                            ldif::OpenByteSink(a.output, a.gzip));
   ldif::WriterOptions wo;
-  wo.wrap = a.no_wrap ? 0 : 76;
+  wo.wrap = a.wrap;
   ldif::Writer writer(sink.get(), wo);
   std::unique_ptr<Cursor> cursor = store->NewCursor(kId2EntryTable);
   EntryView entry;
@@ -94,9 +113,27 @@ CommandRunner RegisterCat(CLI::App* app) {
   cmd->add_option("-l,--ldif", a->output, "output file ('-' or absent: stdout)");
   cmd->add_option("-a,--filter", a->filter,
                   "only entries matching this RFC 4515 filter (as 'dirload search' finds them)");
+  cmd->add_option("-s,--subtree", a->subtree,
+                  "only the entries of this subtree (slapcat -s; the same as -H ldap:///DN)");
+  cmd->add_option("-H,--url", a->url,
+                  "only the entries in the URL's base, scope and filter (slapcat -H "
+                  "'ldap:///BASE??SCOPE?FILTER'; no base: the suffix; no scope: sub)");
   cmd->add_flag("--gzip", a->gzip, "gzip the output");
-  cmd->add_flag("--no-wrap", a->no_wrap, "do not fold long lines (default: fold at 76 columns)");
+  cmd->add_flag("--no-wrap", a->no_wrap,
+                "do not fold long lines (= -o ldif-wrap=no; default: fold at 78 columns, as "
+                "slapcat)");
+  cmd->add_flag("-c,--continue", a->continue_on_error,
+                "slapcat -c: accepted; dirload stops at the first damaged entry, since it "
+                "cannot write one it cannot read");
+  AddCommonToolOptions(cmd, &a->tool, "ldif-wrap=N|no (columns; 0: slapcat's 78)");
   return [a] {
+    Result<int> debug = ParseDebugLevel(a->tool.debug);
+    if (!debug.ok()) return ReportError(debug.status());
+    if (*debug != 0) a->db.verbose = true;
+    Result<ToolOptionValues> o = ParseToolOptions(a->tool.options, ToolKind::kCat);
+    if (!o.ok()) return ReportError(o.status());
+    if (o->ldif_wrap.has_value()) a->wrap = static_cast<size_t>(*o->ldif_wrap);
+    if (a->no_wrap) a->wrap = 0;
     uint64_t count = 0;
     Status s = Cat(*a, &count);
     if (!s.ok()) return ReportError(s);

@@ -17,8 +17,11 @@ CommandRunner RegisterIndex(CLI::App* app);
 CommandRunner RegisterSearch(CLI::App* app);
 CommandRunner RegisterStat(CLI::App* app);
 
-// Prints "dirload: MESSAGE" to stderr and returns the exit status that fits
-// the status code.
+// The exit status for an error: its origin decides (configuration 2, input 1,
+// database refused 3, storage 4), its code where no layer marked an origin.
+int ExitStatusFor(const Status& status);
+
+// Prints "dirload: MESSAGE" to stderr and returns ExitStatusFor(status).
 int ReportError(const Status& status);
 
 }  // namespace dirload::tools

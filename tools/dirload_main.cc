@@ -10,8 +10,23 @@
 
 namespace dirload::tools {
 
-int ReportError(const Status& status) {
-  std::fprintf(stderr, "dirload: %s\n", status.message().c_str());
+int ExitStatusFor(const Status& status) {
+  if (status.ok()) return kExitOk;
+  // The origin, where a layer marked it, decides; the code is the fallback
+  // for errors nobody classified.
+  switch (status.origin()) {
+    case ErrorOrigin::kUsage:
+    case ErrorOrigin::kConfiguration:
+      return kExitUsage;
+    case ErrorOrigin::kInput:
+      return kExitBadData;
+    case ErrorOrigin::kDatabase:
+      return kExitRefused;
+    case ErrorOrigin::kStorage:
+      return kExitStorage;
+    case ErrorOrigin::kUnspecified:
+      break;
+  }
   switch (status.code()) {
     case StatusCode::kParseError:
       return kExitBadData;
@@ -24,6 +39,11 @@ int ReportError(const Status& status) {
     default:
       return kExitStorage;
   }
+}
+
+int ReportError(const Status& status) {
+  std::fprintf(stderr, "dirload: %s\n", status.message().c_str());
+  return ExitStatusFor(status);
 }
 
 }  // namespace dirload::tools

@@ -11,6 +11,7 @@
 #include "tools/exit_codes.h"
 #include "tools/progress_printer.h"
 #include "tools/run_report.h"
+#include "tools/slapd_tool_options.h"
 
 namespace dirload::tools {
 namespace {
@@ -23,9 +24,28 @@ struct IndexArgs {
   bool check_only = false;
   std::string progress = "auto";
   std::string stats_file;
+  bool quick = false;     // slapindex -q
+  bool truncate = false;  // slapindex -t
+  bool continue_on_error = false;
+  CommonToolArgs tool;
 };
 
-int RunIndex(const IndexArgs& a) {
+int RunIndex(IndexArgs a) {
+  Result<int> debug = ParseDebugLevel(a.tool.debug);
+  if (!debug.ok()) return ReportError(debug.status());
+  if (*debug != 0) a.db.verbose = true;
+  Result<ToolOptionValues> tool_options = ParseToolOptions(a.tool.options, ToolKind::kIndex);
+  if (!tool_options.ok()) return ReportError(tool_options.status());
+  if (a.quick) {
+    std::fprintf(stderr,
+                 "dirload: note: -q: dirload index always builds without per-entry "
+                 "consistency work and syncs once at the end, as slapindex -q does\n");
+  }
+  if (a.truncate) {
+    std::fprintf(stderr,
+                 "dirload: note: -t: every index table dirload rebuilds is emptied before it "
+                 "is built, as slapindex -t does\n");
+  }
   Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/false);
   if (!db.ok()) return ReportError(db.status());
   PrintNotes(*db, a.db.verbose);
@@ -144,6 +164,15 @@ CommandRunner RegisterIndex(CLI::App* app) {
   cmd->add_option("--progress", a->progress, "progress line on stderr: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--stats", a->stats_file, "write measurements as JSON to this file");
+  cmd->add_flag("-q,--quick", a->quick,
+                "slapindex -q: accepted; dirload index always works this way (no per-entry "
+                "consistency work, one sync at the end)");
+  cmd->add_flag("-t,--truncate", a->truncate,
+                "slapindex -t: accepted; each index dirload rebuilds is emptied first anyway");
+  cmd->add_flag("-c,--continue", a->continue_on_error,
+                "slapindex -c: accepted; dirload index stops at the first error, leaving the "
+                "index stale, never half-built and marked current");
+  AddCommonToolOptions(cmd, &a->tool, "syslog options only");
   return [a] { return RunIndex(*a); };
 }
 

@@ -80,12 +80,14 @@ Status RequireReady(const DatabaseMeta& meta, const std::string& dir) {
     case DatabaseState::kReady:
       return Status::Ok();
     case DatabaseState::kEmpty:
-      return Status::NotFound(dir + ": no dirload database here (load one with 'dirload add')");
+      return Status::NotFound(dir + ": no dirload database here (load one with 'dirload add')")
+          .WithOrigin(ErrorOrigin::kDatabase);
     case DatabaseState::kLoading:
       return Status::Corruption(
-          dir +
-          ": this database was left by a load that did not finish (state 'loading'); "
-          "its contents are incomplete. Remove the directory and run 'dirload add' again");
+                 dir +
+                 ": this database was left by a load that did not finish (state 'loading'); "
+                 "its contents are incomplete. Remove the directory and run 'dirload add' again")
+          .WithOrigin(ErrorOrigin::kDatabase);
   }
   return Status::Internal("unknown database state");
 }

@@ -82,7 +82,10 @@ Status BdbError(int rc, std::string_view op, std::string_view table, const std::
     msg += ')';
     sink->last.clear();
   }
-  return Status(code, std::move(msg));
+  // A missing key or table is for the caller to judge; every other engine
+  // failure is the storage's.
+  Status st(code, std::move(msg));
+  return code == StatusCode::kNotFound ? st : st.WithOrigin(ErrorOrigin::kStorage);
 }
 
 DBT Dbt(std::string_view s) {

@@ -71,7 +71,10 @@ Status LmdbError(int rc, std::string_view op, std::string_view table, const std:
   msg += path;
   msg += ": ";
   msg += mdb_strerror(rc);
-  return Status(code, std::move(msg));
+  // A missing key or table is for the caller to judge; every other engine
+  // failure is the storage's.
+  Status st(code, std::move(msg));
+  return code == StatusCode::kNotFound ? st : st.WithOrigin(ErrorOrigin::kStorage);
 }
 
 MDB_val Val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }

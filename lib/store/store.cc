@@ -29,7 +29,8 @@ Result<Backend> DetectBackend(const std::string& dir) {
       store_internal::ListFilesWithSuffix("store", dir, ".bdb");
   if (tables.ok() && !tables->empty()) return Backend::kBdb;
   return Status::NotFound("store: " + dir +
-                          ": no dirload database here (neither data.mdb nor *.bdb)");
+                          ": no dirload database here (neither data.mdb nor *.bdb)")
+      .WithOrigin(ErrorOrigin::kDatabase);
 }
 
 std::string_view CachePriorityName(CachePriority priority) {

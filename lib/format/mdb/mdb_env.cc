@@ -1,0 +1,299 @@
+#include "lib/format/mdb/mdb_env.h"
+
+#include <lmdb.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "lib/format/mdb/mdb_dn_node.h"
+
+namespace dirload::mdb {
+namespace {
+
+constexpr unsigned kIndexFlags = MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP;
+
+// slapd's ID order for id2e keys: native unsigned 64-bit integers.
+extern "C" int IdCompare(const MDB_val* a, const MDB_val* b) {
+  uint64_t x, y;
+  std::memcpy(&x, a->mv_data, sizeof x);
+  std::memcpy(&y, b->mv_data, sizeof y);
+  return x < y ? -1 : x > y;
+}
+
+MDB_val Val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
+std::string_view View(const MDB_val& v) {
+  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
+}
+MDB_txn* Txn(void* p) { return static_cast<MDB_txn*>(p); }
+
+bool IsMainTable(std::string_view name) {
+  return name == kMdbAd2i || name == kMdbDn2i || name == kMdbId2e || name == kMdbId2v;
+}
+
+}  // namespace
+
+Status MdbEnv::EngineError(int rc, std::string_view op) const {
+  std::string msg = std::string(op) + ": " + path_ + ": " + mdb_strerror(rc);
+  Status s;
+  switch (rc) {
+    case MDB_NOTFOUND:
+      s = Status::NotFound(msg);
+      break;
+    case MDB_KEYEXIST:
+      s = Status::AlreadyExists(msg);
+      break;
+    case MDB_MAP_FULL:
+    case MDB_DBS_FULL:
+    case MDB_READERS_FULL:
+    case MDB_TXN_FULL:
+    case MDB_CURSOR_FULL:
+    case MDB_PAGE_FULL:
+    case ENOMEM:
+    case ENOSPC:
+      s = Status::ResourceExhausted(msg);
+      break;
+    case MDB_CORRUPTED:
+    case MDB_PAGE_NOTFOUND:
+    case MDB_INVALID:
+    case MDB_VERSION_MISMATCH:
+      s = Status::Corruption(msg);
+      break;
+    case MDB_INCOMPATIBLE:
+      s = Status::Unsupported(msg + " (a sub-database has other flags than back-mdb's)");
+      break;
+    default:
+      s = Status::IoError(msg);
+  }
+  return s.WithOrigin(ErrorOrigin::kStorage);
+}
+
+Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEnvOptions& options) {
+  std::unique_ptr<MdbEnv> env(new MdbEnv());
+  env->path_ = dir;
+  env->read_only_ = options.read_only;
+  MDB_env* e = nullptr;
+  int rc = mdb_env_create(&e);
+  if (rc != 0) return env->EngineError(rc, "mdb_env_create");
+  env->env_ = e;
+  if (options.map_size != 0) {
+    rc = mdb_env_set_mapsize(e, options.map_size);
+    if (rc != 0) return env->EngineError(rc, "mdb_env_set_mapsize");
+  }
+  rc = mdb_env_set_maxdbs(e, kMdbMaxDbs);
+  if (rc != 0) return env->EngineError(rc, "mdb_env_set_maxdbs");
+  unsigned flags = 0;
+  if (options.read_only) flags |= MDB_RDONLY;
+  if (options.quick && !options.read_only) flags |= MDB_NOSYNC | MDB_WRITEMAP;
+  rc = mdb_env_open(e, dir.c_str(), flags, 0600);
+  if (rc != 0) return env->EngineError(rc, "mdb_env_open");
+  DIRLOAD_RETURN_IF_ERROR(env->OpenDbs(options));
+  return env;
+}
+
+Status MdbEnv::OpenDbs(const MdbEnvOptions& options) {
+  MDB_env* e = static_cast<MDB_env*>(env_);
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(e, nullptr, read_only_ ? MDB_RDONLY : 0, &txn);
+  if (rc != 0) return EngineError(rc, "mdb_txn_begin");
+  // Aborting a transaction also closes the handles it opened.
+  auto fail = [&](int code, const std::string& op) {
+    mdb_txn_abort(txn);
+    return EngineError(code, op);
+  };
+  const unsigned create = read_only_ ? 0 : MDB_CREATE;
+  struct Main {
+    std::string_view name;
+    unsigned flags;
+    MdbDb* db;
+  } mains[] = {
+      {kMdbAd2i, MDB_INTEGERKEY, &ad2i_},
+      {kMdbDn2i, MDB_INTEGERKEY | MDB_DUPSORT, &dn2i_},
+      {kMdbId2e, MDB_INTEGERKEY, &id2e_},
+      {kMdbId2v, MDB_DUPSORT, &id2v_},
+  };
+  for (Main& m : mains) {
+    std::string name(m.name);
+    MDB_dbi dbi;
+    rc = mdb_dbi_open(txn, name.c_str(), m.flags | create, &dbi);
+    if (rc != 0) return fail(rc, "mdb_dbi_open(" + name + ")");
+    m.db->dbi = dbi;
+  }
+  rc = mdb_set_compare(txn, id2e_.dbi, IdCompare);
+  if (rc != 0) return fail(rc, "mdb_set_compare(id2e)");
+  rc = mdb_set_dupsort(txn, dn2i_.dbi, MdbDn2iDupCompare);
+  if (rc != 0) return fail(rc, "mdb_set_dupsort(dn2i)");
+
+  std::vector<std::string> names;
+  if (read_only_) {
+    MDB_dbi main_dbi;
+    rc = mdb_dbi_open(txn, nullptr, 0, &main_dbi);
+    if (rc != 0) return fail(rc, "mdb_dbi_open(main)");
+    MDB_cursor* c = nullptr;
+    rc = mdb_cursor_open(txn, main_dbi, &c);
+    if (rc != 0) return fail(rc, "mdb_cursor_open(main)");
+    MDB_val k, v;
+    for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+      std::string name(View(k));
+      if (!IsMainTable(name)) names.push_back(std::move(name));
+    }
+    mdb_cursor_close(c);
+    if (rc != MDB_NOTFOUND) return fail(rc, "mdb_cursor_get(main)");
+  } else {
+    names = options.index_names;
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (const std::string& name : names) {
+    if (IsMainTable(name)) {
+      mdb_txn_abort(txn);
+      return Status::InvalidArgument("index database name '" + name +
+                                     "' is one of back-mdb's own tables")
+          .WithOrigin(ErrorOrigin::kConfiguration);
+    }
+    MDB_dbi dbi;
+    rc = mdb_dbi_open(txn, name.c_str(), kIndexFlags | create, &dbi);
+    if (rc != 0) return fail(rc, "mdb_dbi_open(" + name + ")");
+    indexes_.push_back({name, MdbDb{dbi}});
+  }
+  rc = mdb_txn_commit(txn);
+  if (rc != 0) return EngineError(rc, "mdb_txn_commit");
+  return Status::Ok();
+}
+
+MdbEnv::~MdbEnv() {
+  if (env_ != nullptr) mdb_env_close(static_cast<MDB_env*>(env_));
+}
+
+Result<MdbDb> MdbEnv::Index(std::string_view name) const {
+  auto it = std::lower_bound(indexes_.begin(), indexes_.end(), name,
+                             [](const auto& p, std::string_view n) { return p.first < n; });
+  if (it == indexes_.end() || it->first != name) {
+    return Status::NotFound(path_ + ": no index database '" + std::string(name) + "'");
+  }
+  return it->second;
+}
+
+std::vector<std::string> MdbEnv::index_names() const {
+  std::vector<std::string> names;
+  for (const auto& p : indexes_) names.push_back(p.first);
+  return names;
+}
+
+Result<MdbTxn> MdbEnv::Begin(bool write) {
+  if (write && read_only_) {
+    return Status::InvalidArgument(path_ + ": write transaction on a read-only environment");
+  }
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(static_cast<MDB_env*>(env_), nullptr, write ? 0 : MDB_RDONLY, &txn);
+  if (rc != 0) return EngineError(rc, "mdb_txn_begin");
+  return MdbTxn(this, txn);
+}
+
+Status MdbEnv::Sync() {
+  if (read_only_) return Status::Ok();
+  int rc = mdb_env_sync(static_cast<MDB_env*>(env_), 1);
+  if (rc != 0) return EngineError(rc, "mdb_env_sync");
+  return Status::Ok();
+}
+
+MdbTxn::MdbTxn(MdbTxn&& other) noexcept : env_(other.env_), txn_(other.txn_) {
+  other.txn_ = nullptr;
+}
+
+MdbTxn& MdbTxn::operator=(MdbTxn&& other) noexcept {
+  if (this != &other) {
+    Abort();
+    env_ = other.env_;
+    txn_ = other.txn_;
+    other.txn_ = nullptr;
+  }
+  return *this;
+}
+
+MdbTxn::~MdbTxn() { Abort(); }
+
+void MdbTxn::Abort() {
+  if (txn_ != nullptr) mdb_txn_abort(Txn(txn_));
+  txn_ = nullptr;
+}
+
+Status MdbTxn::Commit() {
+  if (txn_ == nullptr) return Status::InvalidArgument("commit of a finished transaction");
+  int rc = mdb_txn_commit(Txn(txn_));
+  txn_ = nullptr;
+  if (rc != 0) return env_->EngineError(rc, "mdb_txn_commit");
+  return Status::Ok();
+}
+
+Status MdbTxn::Put(MdbDb db, std::string_view key, std::string_view value, MdbPutMode mode) {
+  unsigned flags = 0;
+  switch (mode) {
+    case MdbPutMode::kOverwrite:
+      break;
+    case MdbPutMode::kNoOverwrite: {
+      unsigned dbflags = 0;
+      int rc = mdb_dbi_flags(Txn(txn_), db.dbi, &dbflags);
+      if (rc != 0) return env_->EngineError(rc, "mdb_dbi_flags");
+      flags = (dbflags & MDB_DUPSORT) ? MDB_NODUPDATA : MDB_NOOVERWRITE;
+      break;
+    }
+    case MdbPutMode::kAppend:
+      flags = MDB_APPEND;
+      break;
+    case MdbPutMode::kAppendDup:
+      flags = MDB_APPENDDUP;
+      break;
+  }
+  MDB_val k = Val(key), v = Val(value);
+  int rc = mdb_put(Txn(txn_), db.dbi, &k, &v, flags);
+  if (rc != 0) return env_->EngineError(rc, "mdb_put");
+  return Status::Ok();
+}
+
+Result<std::string_view> MdbTxn::Get(MdbDb db, std::string_view key) {
+  MDB_val k = Val(key), v;
+  int rc = mdb_get(Txn(txn_), db.dbi, &k, &v);
+  if (rc != 0) return env_->EngineError(rc, "mdb_get");
+  return View(v);
+}
+
+Status MdbTxn::Scan(MdbDb db, const std::function<Status(std::string_view, std::string_view)>& fn) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k, v;
+  Status st;
+  for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+    st = fn(View(k), View(v));
+    if (!st.ok()) break;
+  }
+  mdb_cursor_close(c);
+  if (!st.ok()) return st;
+  if (rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get");
+  return Status::Ok();
+}
+
+Status MdbTxn::Count(MdbDb db, uint64_t* keys, uint64_t* pairs) {
+  MDB_stat stat;
+  int rc = mdb_stat(Txn(txn_), db.dbi, &stat);
+  if (rc != 0) return env_->EngineError(rc, "mdb_stat");
+  *pairs = stat.ms_entries;
+  uint64_t n = 0;
+  MDB_cursor* c = nullptr;
+  rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k, v;
+  for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get(c, &k, &v, MDB_NEXT_NODUP)) {
+    ++n;
+  }
+  mdb_cursor_close(c);
+  if (rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get");
+  *keys = n;
+  return Status::Ok();
+}
+
+}  // namespace dirload::mdb

@@ -1,0 +1,139 @@
+// MdbEnv: a back-mdb environment (the directory slapd's `database mdb` uses)
+// opened with liblmdb exactly as slapd 2.5 opens it, so that what dirload
+// writes is what slapd reads and LMDB compares keys and duplicates the way
+// slapd does. LMDB stores no comparators or flags beyond the sub-database's
+// own: every open must repeat them, which is this class's reason to exist.
+//
+// Sub-databases and the flags they are opened with:
+//   ad2i  INTEGERKEY                              uint32 -> description text
+//   dn2i  INTEGERKEY | DUPSORT, dn2i dup compare  ID -> diskNode (mdb_dn_node.h)
+//   id2e  INTEGERKEY, ID compare                  ID -> entry (mdb_entry_codec.h)
+//   id2v  DUPSORT                                 (multival values; unused here)
+//   one per index, named by the type's canonical name:
+//         DUPSORT | DUPFIXED | INTEGERDUP         key -> 8-byte IDs
+// maxdbs is 128 as in slapd. Engine errors come back as Status with origin
+// kStorage and the operation, path and LMDB's message; this file is the only
+// one that knows LMDB's error codes.
+//
+// Thread safety: an MdbEnv may be shared by threads; each MdbTxn belongs to
+// one thread. One write transaction at a time (LMDB serialises them). The
+// MdbEnv must outlive its transactions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/util/status.h"
+
+namespace dirload::mdb {
+
+// slapd's MDB_INDICES: named databases per environment, the 4 main ones included.
+inline constexpr unsigned kMdbMaxDbs = 128;
+
+inline constexpr std::string_view kMdbAd2i = "ad2i";
+inline constexpr std::string_view kMdbDn2i = "dn2i";
+inline constexpr std::string_view kMdbId2e = "id2e";
+inline constexpr std::string_view kMdbId2v = "id2v";
+
+struct MdbEnvOptions {
+  bool read_only = false;
+  // mdb_env_set_mapsize (slapd's maxsize). 0 keeps the size the
+  // environment already has, or LMDB's default for a new one.
+  uint64_t map_size = 0;
+  // Writers: create the directory's data file and the main sub-databases if
+  // absent, and create these index databases. Readers open every index
+  // database the environment lists, whatever this says.
+  std::vector<std::string> index_names;
+  // slapadd -q: no sync per commit, writable map (MDB_NOSYNC | MDB_WRITEMAP).
+  // Sync() makes the data durable.
+  bool quick = false;
+};
+
+// A sub-database handle; valid for the MdbEnv's lifetime.
+struct MdbDb {
+  unsigned dbi = 0;
+};
+
+enum class MdbPutMode {
+  kOverwrite,    // replace (non-dup tables) or add a duplicate
+  kNoOverwrite,  // AlreadyExists if the key (non-dup) or pair (dup) is present
+  kAppend,       // key greater than every key present (MDB_APPEND)
+  kAppendDup,    // duplicate greater than the key's others (MDB_APPENDDUP)
+};
+
+class MdbEnv;
+
+// A transaction. Move-only; aborts in its destructor unless committed.
+class MdbTxn {
+ public:
+  MdbTxn(MdbTxn&& other) noexcept;
+  MdbTxn& operator=(MdbTxn&& other) noexcept;
+  MdbTxn(const MdbTxn&) = delete;
+  MdbTxn& operator=(const MdbTxn&) = delete;
+  ~MdbTxn();
+
+  Status Put(MdbDb db, std::string_view key, std::string_view value,
+             MdbPutMode mode = MdbPutMode::kOverwrite);
+  // The value of `key` (the first duplicate on dup tables); NotFound if
+  // absent. The view points into the map: valid until the transaction ends
+  // or, in a write transaction, the next write.
+  Result<std::string_view> Get(MdbDb db, std::string_view key);
+  // Every (key, value) pair in order, duplicates included; stops at and
+  // returns the first non-OK status `fn` returns.
+  Status Scan(MdbDb db,
+              const std::function<Status(std::string_view key, std::string_view value)>& fn);
+  // Number of keys (not duplicates) and of pairs.
+  Status Count(MdbDb db, uint64_t* keys, uint64_t* pairs);
+
+  Status Commit();
+  void Abort();
+
+ private:
+  friend class MdbEnv;
+  MdbTxn(const MdbEnv* env, void* txn) : env_(env), txn_(txn) {}
+  const MdbEnv* env_ = nullptr;
+  void* txn_ = nullptr;  // MDB_txn*
+};
+
+class MdbEnv {
+ public:
+  // Opens (a writer also creates) the environment in the existing directory
+  // `dir` and its sub-databases.
+  static Result<std::unique_ptr<MdbEnv>> Open(const std::string& dir, const MdbEnvOptions& options);
+  ~MdbEnv();
+  MdbEnv(const MdbEnv&) = delete;
+  MdbEnv& operator=(const MdbEnv&) = delete;
+
+  MdbDb ad2i() const { return ad2i_; }
+  MdbDb dn2i() const { return dn2i_; }
+  MdbDb id2e() const { return id2e_; }
+  MdbDb id2v() const { return id2v_; }
+  // An index database by type name (exact spelling); NotFound if not open.
+  Result<MdbDb> Index(std::string_view name) const;
+  // Names of the open index databases, sorted.
+  std::vector<std::string> index_names() const;
+
+  Result<MdbTxn> Begin(bool write);
+  // Flushes to disk (needed after `quick` writes).
+  Status Sync();
+
+  const std::string& path() const { return path_; }
+  // An error status for LMDB return code `rc` during `op`, kStorage.
+  Status EngineError(int rc, std::string_view op) const;
+
+ private:
+  MdbEnv() = default;
+  Status OpenDbs(const MdbEnvOptions& options);
+
+  std::string path_;
+  void* env_ = nullptr;  // MDB_env*
+  bool read_only_ = false;
+  MdbDb ad2i_, dn2i_, id2e_, id2v_;
+  std::vector<std::pair<std::string, MdbDb>> indexes_;  // sorted by name
+};
+
+}  // namespace dirload::mdb

@@ -1,0 +1,157 @@
+#include "lib/format/mdb/mdb_index_keys.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "lib/schema/schema.h"
+
+namespace dirload::mdb {
+namespace {
+
+std::string Hex(std::string_view s) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+constexpr std::string_view kDirectoryString = "1.3.6.1.4.1.1466.115.121.1.15";
+
+// The three keys slapadd 2.5.13 stored in its uid index for "uid: hm".
+TEST_CASE("index keys: uid equality and substring hashes match slapadd") {
+  MdbKeyOptions o;
+  std::vector<std::string> values = {"hm"};
+  std::vector<std::string> keys;
+  MdbEqualityKeys(o, "uid", kDirectoryString, "2.5.13.2", values, &keys);
+  REQUIRE(keys.size() == 1);
+  CHECK(Hex(keys[0]) == "4ce5bafb");
+  keys.clear();
+  MdbSubstringKeys(o, "uid", kDirectoryString, "2.5.13.4", values, &keys);
+  REQUIRE(keys.size() == 2);  // too short for "any"; initial and final of length 2
+  CHECK(Hex(keys[0]) == "16f51f83");
+  CHECK(Hex(keys[1]) == "e462c5b8");
+  CHECK(Hex(MdbPresenceKey()) == "00000000");
+}
+
+TEST_CASE("index keys: FNV-1 and FNV-1a reference values") {
+  MdbKeyOptions o32;
+  // FNV-1 32 of the empty string is the offset basis; of "a" is 0x050c5d7e.
+  CHECK(Hex(MdbKeyHasher(o32, "", 0, "", "").Key("")) == "c59d1c81");
+  CHECK(Hex(MdbKeyHasher(o32, "", 0, "", "").Key("a")) == "7e5d0c05");
+  // The parts are simply concatenated.
+  CHECK(MdbKeyHasher(o32, "ab", '^', "cd", "ef").Key("gh") ==
+        MdbKeyHasher(o32, "", 0, "", "").Key("ab^cdefgh"));
+  MdbKeyOptions o64;
+  o64.hash64 = true;
+  // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c.
+  CHECK(Hex(MdbKeyHasher(o64, "", 0, "", "").Key("a")) == "8cec01864cdc63af");
+  CHECK(MdbKeyHasher(o64, "x", 0, "y", "z").Key("v").size() == 8);
+  CHECK(MdbPresenceKey().size() == 4);
+}
+
+TEST_CASE("index keys: substring fragments and their counts") {
+  auto fragments = [](const MdbKeyOptions& o, std::string v) {
+    std::vector<std::string> got;
+    MdbSubstringKeys(o, "t", "s", "m", std::vector<std::string>{v}, &got);
+    std::vector<std::string> want;
+    MdbKeyHasher any(o, "t", '*', "s", "m"), ini(o, "t", '^', "s", "m"), fin(o, "t", '$', "s", "m");
+    for (size_t j = 0; o.substr_any_len && j + o.substr_any_len <= v.size(); ++j) {
+      want.push_back(any.Key(v.substr(j, o.substr_any_len)));
+    }
+    for (size_t j = o.substr_if_minlen; j <= std::min<size_t>(o.substr_if_maxlen, v.size()); ++j) {
+      want.push_back(ini.Key(v.substr(0, j)));
+      want.push_back(fin.Key(v.substr(v.size() - j)));
+    }
+    CHECK(got == want);
+    return got.size();
+  };
+  MdbKeyOptions o;
+  CHECK(fragments(o, "a") == 0);
+  CHECK(fragments(o, "ab") == 2);
+  CHECK(fragments(o, "abc") == 4);
+  CHECK(fragments(o, "abcd") == 1 + 6);
+  CHECK(fragments(o, "hans m\xc3\xbcller") == 9 + 6);  // 12 bytes, 11 characters
+  o.substr_if_minlen = 3;
+  o.substr_if_maxlen = 6;
+  o.substr_any_len = 3;
+  CHECK(fragments(o, "abcdefgh") == 6 + 8);
+}
+
+TEST_CASE("index keys: integers in index_intlen bytes, sign bit inverted") {
+  MdbKeyOptions o;
+  auto key = [&](std::string_view v) { return Hex(*MdbIntegerKey(o, v)); };
+  CHECK(key("1001") == "800003e9");
+  CHECK(key("0") == "80000000");
+  CHECK(key("1") == "80000001");
+  CHECK(key("-1") == "7fffffff");
+  CHECK(key("-256") == "7fffff00");
+  CHECK(key("1073741823") == "bfffffff");  // 2^30 - 1, the last plain key
+  // Exponent forms, as slapadd 2.5.13 stored them for uidNumber.
+  CHECK(key("1073741824") == "c0400000");
+  CHECK(key("2147483648") == "c0800000");
+  CHECK(key("-1073741825") == "3fbfffff");
+  CHECK(key("5000000000") == "c1012a05");
+  CHECK(key("-5000000000") == "3efed5fa");
+  CHECK(key("99999999999") == "c1174876");
+  CHECK(key("123456789012345678901234") == "c6499602");
+  CHECK(key("-99999999999999999999") == "3af6e7b1");
+  CHECK(!MdbIntegerKey(o, "12a").ok());
+  CHECK(!MdbIntegerKey(o, "").ok());
+  CHECK(!MdbIntegerKey(o, "-").ok());
+  o.intlen = 3;
+  CHECK(!MdbIntegerKey(o, "1").ok());
+  // Keys sort as the numbers do, across the exponent form too.
+  o.intlen = 4;
+  std::vector<std::string> numbers = {"-99999999999999999999",
+                                      "-5000000000",
+                                      "-1073741825",
+                                      "-1073741824",
+                                      "-70000",
+                                      "-1",
+                                      "0",
+                                      "7",
+                                      "65536",
+                                      "1073741823",
+                                      "1073741824",
+                                      "4294967296",
+                                      "99999999999",
+                                      "123456789012345678901234"};
+  for (size_t i = 1; i < numbers.size(); ++i) {
+    CHECK_MESSAGE(*MdbIntegerKey(o, numbers[i - 1]) < *MdbIntegerKey(o, numbers[i]),
+                  numbers[i - 1] << " < " << numbers[i]);
+  }
+}
+
+TEST_CASE("index keys: objectClass expansion with superclasses") {
+  auto schema = Schema::Builtin();
+  REQUIRE(schema.ok());
+  std::vector<std::string> in = {"INETORGPERSON", "posixAccount", "noSuchClass"};
+  std::vector<std::string> out = ExpandObjectClasses(*schema, in);
+  std::vector<std::string> want = {"inetOrgPerson",        "posixAccount", "noSuchClass",
+                                   "organizationalPerson", "top",          "person"};
+  CHECK(out == want);
+  std::vector<std::string> keys;
+  MdbObjectClassKeys(MdbKeyOptions{}, out, &keys);
+  CHECK(keys.size() == out.size());
+  CHECK(keys[0] ==
+        MdbKeyHasher(MdbKeyOptions{}, "objectClass", 0, "1.3.6.1.4.1.1466.115.121.1.38", "2.5.13.0")
+            .Key("inetOrgPerson"));
+}
+
+TEST_CASE("index keys: ID lists turn into ranges past 65535 IDs") {
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 1; i <= kMdbMaxIdsPerKey; ++i) ids.push_back(i * 2);
+  CHECK(MdbIdListDuplicates(ids) == ids);
+  ids.push_back(ids.back() + 1);
+  CHECK(MdbIdListDuplicates(ids) == std::vector<uint64_t>{0, 2, ids.back()});
+  CHECK(Hex(MdbIdBytes(0x0102)) == "0201000000000000");
+}
+
+}  // namespace
+}  // namespace dirload::mdb

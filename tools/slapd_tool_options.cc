@@ -1,0 +1,126 @@
+#include "tools/slapd_tool_options.h"
+
+#include <cctype>
+#include <charconv>
+
+namespace dirload::tools {
+namespace {
+
+Status Usage(std::string message) {
+  return Status::InvalidArgument(std::move(message)).WithOrigin(ErrorOrigin::kUsage);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Result<bool> YesNo(std::string_view name, std::string_view value) {
+  std::string v = Lower(value);
+  if (v == "yes" || v == "on" || v == "true") return true;
+  if (v == "no" || v == "off" || v == "false") return false;
+  return Usage("-o " + std::string(name) + "=" + std::string(value) + ": expected yes or no");
+}
+
+// slapd's debug level names (slapd -d ?) and their bits.
+struct LevelName {
+  std::string_view name;
+  int bits;
+};
+constexpr LevelName kLevels[] = {
+    {"trace", 0x1},   {"packets", 0x2}, {"args", 0x4},    {"conns", 0x8},   {"ber", 0x10},
+    {"filter", 0x20}, {"config", 0x40}, {"acl", 0x80},    {"stats", 0x100}, {"stats2", 0x200},
+    {"shell", 0x400}, {"parse", 0x800}, {"sync", 0x4000}, {"none", 0x8000}, {"any", -1},
+};
+
+}  // namespace
+
+Result<int> ParseLdifWrap(std::string_view value) {
+  if (Lower(value) == "no") return 0;
+  int n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n < 0) {
+    return Usage("-o ldif-wrap=" + std::string(value) + ": expected a number of columns or 'no'");
+  }
+  // slapcat: 0 is its default width, 78.
+  return n == 0 ? 78 : n;
+}
+
+Result<ToolOptionValues> ParseToolOptions(const std::vector<std::string>& values, ToolKind kind) {
+  ToolOptionValues out;
+  for (const std::string& item : values) {
+    size_t eq = item.find('=');
+    std::string name = Lower(item.substr(0, eq));
+    std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    for (char& c : name) {
+      if (c == '_') c = '-';
+    }
+    if (name == "syslog" || name == "syslog-level" || name == "syslog-user") {
+      continue;  // slapd's logging: dirload writes its messages to stderr
+    }
+    if (name == "ldif-wrap" && kind != ToolKind::kIndex) {
+      DIRLOAD_ASSIGN_OR_RETURN(out.ldif_wrap, ParseLdifWrap(value));
+      continue;
+    }
+    if (name == "schema-check" && kind == ToolKind::kAdd) {
+      DIRLOAD_ASSIGN_OR_RETURN(out.schema_check, YesNo(name, value));
+      continue;
+    }
+    if (name == "value-check" && kind == ToolKind::kAdd) {
+      DIRLOAD_ASSIGN_OR_RETURN(out.value_check, YesNo(name, value));
+      continue;
+    }
+    return Usage("-o " + item + ": unknown option (this command takes " +
+                 std::string(kind == ToolKind::kAdd   ? "ldif-wrap, schema-check, value-check"
+                             : kind == ToolKind::kCat ? "ldif-wrap"
+                                                      : "no -o option but syslog's") +
+                 ")");
+  }
+  return out;
+}
+
+Result<int> ParseDebugLevel(const std::vector<std::string>& values) {
+  int level = 0;
+  for (const std::string& v : values) {
+    int bits = 0;
+    const char* b = v.data();
+    const char* e = v.data() + v.size();
+    int base = 10;
+    if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+      b += 2;
+      base = 16;
+    }
+    auto [end, ec] = std::from_chars(b, e, bits, base);
+    if (ec != std::errc() || end != e) {
+      bool found = false;
+      for (const LevelName& l : kLevels) {
+        if (Lower(v) == l.name) {
+          bits = l.bits;
+          found = true;
+        }
+      }
+      if (!found) {
+        return Usage("-d " + v +
+                     ": not a debug level (a number, or trace, packets, args, conns, ber, "
+                     "filter, config, acl, stats, stats2, shell, parse, sync, none, any); the "
+                     "database directory is --db DIR");
+      }
+    }
+    level |= bits;
+  }
+  return level;
+}
+
+void AddCommonToolOptions(CLI::App* cmd, CommonToolArgs* a, const std::string& o_help) {
+  cmd->add_option("-d,--debug", a->debug,
+                  "slapd debug level (number or name, repeatable; slapadd -d). dirload has no "
+                  "debug trace: any level other than 0 says as much as -v. The database "
+                  "directory is --db");
+  cmd->add_option("-o", a->options, "slapd tool option name=value (repeatable): " + o_help);
+  cmd->add_flag("-g", a->no_glue,
+                "slapd: do not follow glued subordinate databases. dirload handles one "
+                "database at a time, so this changes nothing");
+}
+
+}  // namespace dirload::tools
