@@ -10,6 +10,7 @@ void Record::Clear() {
   kind_ = RecordKind::kContent;
   line_ = 0;
   offset_ = 0;
+  dn_line_delta_ = 0;
 }
 
 Record::Span Record::Append(std::string_view bytes) {

@@ -49,6 +49,10 @@ class Record {
   // Where the record starts in its input: 1-based line number and byte offset
   // (of the uncompressed stream). Zero for records built in memory.
   uint64_t line() const { return line_; }
+  // The line of the DN and of attribute i's first physical line (comments and
+  // folding make them differ from line() plus an index). line() when unknown.
+  uint64_t dn_line() const { return line_ + dn_line_delta_; }
+  uint64_t line_of(size_t i) const { return line_ + attrs_[i].line_delta; }
   uint64_t offset() const { return offset_; }
   void SetPosition(uint64_t line, uint64_t offset) {
     line_ = line;
@@ -70,15 +74,26 @@ class Record {
     uint32_t length = 0;
   };
   Span Append(std::string_view bytes);
-  void AddSpans(Span description, Span value) { attrs_.push_back({description, value}); }
-  void SetDnSpan(Span dn) { dn_ = dn; }
+  // `line`: where the value's line starts in the input, 0 when unknown.
+  // REQUIRES: SetPosition was called first when `line` is given.
+  void AddSpans(Span description, Span value, uint64_t line = 0) {
+    attrs_.push_back({description, value, LineDelta(line)});
+  }
+  void SetDnSpan(Span dn, uint64_t line = 0) {
+    dn_ = dn;
+    dn_line_delta_ = LineDelta(line);
+  }
   std::string& buffer() { return buf_; }
 
  private:
   struct Attr {
     Span description;
     Span value;
+    uint32_t line_delta = 0;  // line_of() - line()
   };
+  uint32_t LineDelta(uint64_t line) const {
+    return line > line_ ? static_cast<uint32_t>(line - line_) : 0;
+  }
   std::string_view View(Span s) const { return std::string_view(buf_.data() + s.offset, s.length); }
 
   std::string buf_;
@@ -88,6 +103,7 @@ class Record {
   RecordKind kind_ = RecordKind::kContent;
   uint64_t line_ = 0;
   uint64_t offset_ = 0;
+  uint32_t dn_line_delta_ = 0;
 };
 
 }  // namespace dirload::ldif

@@ -13,6 +13,7 @@
 #include "tools/exit_codes.h"
 #include "tools/progress_printer.h"
 #include "tools/run_report.h"
+#include "tools/slapd_tool_options.h"
 
 namespace dirload::tools {
 namespace {
@@ -31,6 +32,21 @@ struct AddArgs {
   std::string stats_file;
   std::string max_record_size = "64M";
   IndexBuildArgs index_build;
+  int sid = 0;
+  bool context_csn = false;
+  uint64_t skip_to_line = 0;
+  std::string rootdn;  // overrides the configuration's
+  CommonToolArgs tool;
+};
+
+// Without a reject file, -c still says what it rejected: each record's file,
+// line and reason on stderr, as slapadd prints its rejections.
+class StderrRejects final : public RejectSink {
+ public:
+  Status Reject(const std::string& message, std::string_view) override {
+    std::fprintf(stderr, "dirload: rejected: %s\n", message.c_str());
+    return Status::Ok();
+  }
 };
 
 // Writes rejected records, each after a comment naming its line and reason.
@@ -52,7 +68,20 @@ class RejectFile final : public RejectSink {
   std::ofstream out_;
 };
 
-int RunAdd(const AddArgs& a) {
+int RunAdd(AddArgs a) {
+  Result<int> debug = ParseDebugLevel(a.tool.debug);
+  if (!debug.ok()) return ReportError(debug.status());
+  if (*debug != 0) a.db.verbose = true;
+  Result<ToolOptionValues> o = ParseToolOptions(a.tool.options, ToolKind::kAdd);
+  if (!o.ok()) return ReportError(o.status());
+  if (o->schema_check.has_value()) a.no_schema_check = !*o->schema_check;
+  if (o->value_check.has_value() && a.db.verbose) {
+    // slapadd's value-check adds syntax checks; dirload checks every value's
+    // syntax whenever the schema is checked, since it must normalise them.
+    std::fprintf(stderr,
+                 "dirload: note: -o value-check: values are checked against their syntax "
+                 "whenever the schema is checked (-s turns both off)\n");
+  }
   Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/true);
   if (!db.ok()) return ReportError(db.status());
   if (!db->has_suffix) {
@@ -87,11 +116,13 @@ int RunAdd(const AddArgs& a) {
     store = std::move(*opened);
   }
 
-  std::unique_ptr<RejectFile> rejects;
+  std::unique_ptr<RejectSink> rejects;
   if (!a.reject_file.empty()) {
     std::ofstream out(a.reject_file, std::ios::binary | std::ios::trunc);
     if (!out) return ReportError(Status::IoError(a.reject_file + ": cannot create reject file"));
     rejects = std::make_unique<RejectFile>(std::move(out));
+  } else if (a.continue_on_error) {
+    rejects = std::make_unique<StderrRejects>();
   }
   ProgressPrinter progress(a.progress == "always"  ? ProgressMode::kAlways
                            : a.progress == "never" ? ProgressMode::kNever
@@ -102,6 +133,11 @@ int RunAdd(const AddArgs& a) {
   lo.dry_run = a.dry_run;
   lo.quick = a.quick;
   lo.threads = a.threads;
+  lo.lastmod = db->lastmod;
+  lo.rootdn = a.rootdn.empty() ? db->rootdn : a.rootdn;
+  lo.sid = a.sid;
+  lo.write_context_csn = a.context_csn;
+  lo.skip_to_line = a.skip_to_line;
   Loader loader(lo, store.get(), &checker, rejects.get(), &progress);
   PhaseClock clock;
   Result<LoadSummary> summary = loader.Run(&reader);
@@ -178,7 +214,8 @@ CommandRunner RegisterAdd(CLI::App* app) {
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   cmd->add_flag("-q,--quick", a->quick, "fewer, larger transactions (as slapadd -q)");
   cmd->add_flag("-c,--continue", a->continue_on_error,
-                "go on past bad records; they go to --reject-file and the exit status is 1");
+                "go on past bad records; each goes to --reject-file, or its line and reason to "
+                "stderr, and the exit status is 1");
   cmd->add_option("--reject-file", a->reject_file,
                   "with -c: write each rejected record here, after a comment with its line "
                   "and reason");
@@ -189,6 +226,14 @@ CommandRunner RegisterAdd(CLI::App* app) {
                   "threads that check and normalise entries, beside the reading thread and "
                   "the writing thread (default 2)")
       ->check(CLI::Range(1u, 64u));
+  cmd->add_option("-S,--sid", a->sid, "server ID in the entryCSNs made for entries (0-4095)")
+      ->check(CLI::Range(0, 0xfff));
+  cmd->add_flag("-w,--context-csn", a->context_csn,
+                "write contextCSN on the suffix entry: the greatest entryCSN per server ID");
+  cmd->add_option("-j,--skip-to-line", a->skip_to_line,
+                  "skip the records that start before this input line (as slapadd -j)");
+  cmd->add_option("--rootdn", a->rootdn,
+                  "creatorsName and modifiersName of the entries (default: the rootdn)");
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
   AddIndexBuildOptions(cmd, &a->index_build);
   cmd->add_option("--progress", a->progress,
@@ -198,6 +243,7 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_option("--stats", a->stats_file, "write per-phase measurements as JSON to this file");
   cmd->add_option("--max-record-size", a->max_record_size,
                   "largest LDIF record accepted (default 64M)");
+  AddCommonToolOptions(cmd, &a->tool, "ldif-wrap=N|no, schema-check=yes|no, value-check=yes|no");
   return [a] { return RunAdd(*a); };
 }
 

@@ -1,28 +1,33 @@
-// Options every database command shares (-f, --db, --suffix, --backend,
-// --schema and the engine settings) and how they resolve against slapd.conf:
-// an option given on the command line wins over the file.
+// The command-line side of the options every database command shares (-f,
+// -F, -n, -b, --db, --backend, --schema, --index and the engine settings):
+// registering them with CLI11 and handing them to lib/pipeline/
+// database_config.h, which resolves them against the configuration.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "lib/index/index_spec.h"
+#include "lib/pipeline/database_config.h"
 #include "lib/pipeline/indexer.h"
-#include "lib/pipeline/slapd_config.h"
-#include "lib/schema/schema.h"
-#include "lib/store/store.h"
 #include "lib/util/status.h"
 
 namespace dirload::tools {
 
 struct DatabaseArgs {
-  std::string config_file;
+  std::string config_file;  // -f
+  std::string config_dir;   // -F
+  int database_number = 0;  // -n, when database_number_option was given
+  CLI::Option* database_number_option = nullptr;
   std::string db_dir;
   std::string suffix;
   CLI::Option* suffix_option = nullptr;  // set when the options are registered
-  std::string backend;                   // empty: from slapd.conf, the existing database, or lmdb
+  // A DN that selects the database of the configuration without being -b:
+  // the search command sets it to its base DN before ResolveDatabase.
+  std::optional<std::string> select_dn;
+  std::string backend;  // empty: from the configuration, the existing database, or lmdb
   std::vector<std::string> schema_files;
   std::string cache_size;
   std::string mmap_size;
@@ -44,37 +49,22 @@ struct IndexBuildArgs {
 
 // Registers the shared options on `cmd`; `engine_options` adds the cache and
 // engine settings (commands that only read skip them).
-// `with_suffix` registers -b/--suffix (search uses -b for its base instead).
+// `with_suffix` registers -b/--suffix (search uses -b for its base instead,
+// and passes it as DatabaseArgs::select_dn).
 void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* args, bool engine_options,
                         bool with_suffix = true);
 
-struct ResolvedDatabase {
-  std::string config_path;  // -f, or empty
-  std::string dir;
-  std::string suffix;
-  bool has_suffix = false;  // the empty DN is a valid suffix
-  Backend backend = Backend::kLmdb;
-  StoreOptions store_options;
-  std::vector<std::string> schema_files;  // empty: built-in schema
-  std::vector<SlapdConfig::IndexLine> index_lines;
-  std::vector<std::string> notes;     // what slapd.conf said that dirload ignores (-v)
-  std::vector<std::string> warnings;  // what the user must know even without -v
-};
+// The options as lib/ takes them.
+DatabaseOptions ToDatabaseOptions(const DatabaseArgs& args);
 
 // Prints the warnings, and with `verbose` the notes, to stderr.
 void PrintNotes(const ResolvedDatabase& db, bool verbose);
 
 void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* args);
 
-// Applies slapd.conf (when -f) and the options. `creating`: the database may
-// not exist yet.
+// dirload::ResolveDatabase on the parsed options. `creating`: the database
+// may not exist yet. (BuildSchema and BuildIndexConfig are dirload's own.)
 Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& args, bool creating);
-
-// The built-in schema, or the system schema plus the given .schema files.
-Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db);
-
-// The index configuration: slapd.conf `index` lines, then --index options.
-Result<IndexConfig> BuildIndexConfig(const Schema& schema, const ResolvedDatabase& db);
 
 Result<IndexRunOptions> ResolveIndexBuild(const IndexBuildArgs& args);
 

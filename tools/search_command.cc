@@ -36,7 +36,9 @@ bool Wanted(const std::vector<std::string>& attrs, std::string_view description)
   return false;
 }
 
-int RunSearch(const SearchArgs& a) {
+int RunSearch(SearchArgs a) {
+  // With a configuration of several databases, the base picks the one searched.
+  if (a.base_option->count() > 0) a.db.select_dn = a.base;
   Result<std::unique_ptr<SearchSession>> session = OpenSearchSession(a.db);
   if (!session.ok()) return ReportError(session.status());
   SearchSession& s = **session;

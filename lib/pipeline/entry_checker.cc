@@ -32,7 +32,12 @@ bool NormalizationCanFail(Normalizer n, std::string_view value) {
 EntryChecker::EntryChecker(const Schema* schema, bool check_schema)
     : schema_(schema),
       check_schema_(check_schema),
-      object_class_type_(schema->FindAttribute("objectClass")) {}
+      object_class_type_(schema->FindAttribute("objectClass")),
+      entry_csn_type_(schema->FindAttribute("entryCSN")) {
+  for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
+    operational_types_[i] = schema->FindAttribute(kOperationalAttributeNames[i]);
+  }
+}
 
 Status EntryChecker::CheckDn(std::string_view dn, Dn* parsed, std::string* ndn) const {
   Result<Dn> d = ParseDn(dn);
@@ -119,6 +124,7 @@ const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const Objec
   if (structural == nullptr && info.error.ok()) {
     info.error = Status::InvalidArgument("no structural object class");
   }
+  info.structural = structural;
   return class_sets_.emplace(std::move(key), std::move(info)).first->second;
 }
 
@@ -129,6 +135,9 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
   }
   out->values.clear();
   out->added.clear();
+  out->structural = {};
+  out->operational = 0;
+  out->entry_csn = {};
   present_.clear();
   entry_classes_.clear();
   bool has_object_class = false;
@@ -171,15 +180,23 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
           entry_classes_.push_back(oc);
         }
       }
+      if (info.type == entry_csn_type_ && out->entry_csn.data() == nullptr) {
+        out->entry_csn = a.value;
+      }
       seen_[info.type->id] = entry_number_;
     }
-    present_.push_back({&info, a.value, 0});
+    present_.push_back({&info, a.value, 0, static_cast<uint32_t>(i)});
   }
   if (!has_object_class) return Status::InvalidArgument("no objectClass attribute");
+  for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
+    const AttributeType* t = operational_types_[i];
+    if (t != nullptr && seen_[t->id] == entry_number_) out->operational |= 1u << i;
+  }
 
   if (check_schema_) {
     const ClassSetInfo& set = ClassSet(&entry_classes_);
     if (!set.error.ok()) return set.error;
+    out->structural = set.structural->name();
     for (const auto& [oc, must] : set.must) {
       if (seen_[must->id] != entry_number_) {
         return Status::InvalidArgument("object class '" + std::string(oc->name()) +
@@ -214,7 +231,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       }
       if (!found) {
         out->added.push_back(ava.value);
-        present_.push_back({&Describe(type->name()), {}, 0});
+        present_.push_back({&Describe(type->name()), {}, 0, kFromDn});
       }
     }
     // `added` is complete: its strings no longer move.
@@ -250,6 +267,87 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
                                      "' is single-valued but has more than one value");
     }
     out->values.push_back({present_[i].info->canonical_name, present_[i].value});
+  }
+  return CheckRepeatedValues(record);
+}
+
+Status EntryChecker::CheckRepeatedValues(const ldif::Record& record) {
+  for (size_t begin = 0; begin < present_.size();) {
+    size_t end = begin + 1;
+    while (end < present_.size() && present_[end].rank == present_[begin].rank) ++end;
+    const size_t n = end - begin;
+    if (n == 1) {
+      begin = end;
+      continue;
+    }
+    // One key per value: the equality rule's, or the bytes when the type has
+    // no rule or the value has no key under it. A tag byte keeps the two apart.
+    const AttributeType* type = present_[begin].info->type;
+    const bool classes = check_schema_ && type == object_class_type_;
+    keys_.clear();
+    key_spans_.clear();
+    for (size_t i = begin; i < end; ++i) {
+      const uint32_t at = static_cast<uint32_t>(keys_.size());
+      std::string_view v = present_[i].value;
+      const ObjectClass* oc = classes ? FindClass(v) : nullptr;
+      if (oc != nullptr) {
+        // objectIdentifierMatch: a name and its OID are one class.
+        keys_.push_back('\2');
+        keys_.append(reinterpret_cast<const char*>(&oc), sizeof oc);
+      } else if (type != nullptr && NormalizeEquality(*schema_, *type, v, &scratch_).ok()) {
+        keys_.push_back('\1');
+        keys_.append(scratch_);
+      } else {
+        keys_.push_back('\0');
+        keys_.append(v);
+      }
+      key_spans_.emplace_back(at, static_cast<uint32_t>(keys_.size()) - at);
+    }
+    auto key = [&](size_t k) {
+      return std::string_view(keys_).substr(key_spans_[k].first, key_spans_[k].second);
+    };
+    // The first value (in stored order) that repeats an earlier one.
+    size_t first = n, second = n;
+    if (n <= 16) {
+      for (size_t j = 1; j < n && second == n; ++j) {
+        for (size_t i = 0; i < j; ++i) {
+          if (key(i) == key(j)) {
+            first = i;
+            second = j;
+            break;
+          }
+        }
+      }
+    } else {
+      order_.resize(n);
+      for (size_t k = 0; k < n; ++k) order_[k] = static_cast<uint32_t>(k);
+      std::stable_sort(order_.begin(), order_.end(),
+                       [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+      for (size_t k = 1; k < n; ++k) {
+        if (key(order_[k]) == key(order_[k - 1]) && order_[k] < second) {
+          first = order_[k - 1];
+          second = order_[k];
+        }
+      }
+    }
+    if (second != n) {
+      const Present& a = present_[begin + first];
+      const Present& b = present_[begin + second];
+      auto line = [&](const Present& p) {
+        return p.index == kFromDn ? record.dn_line() : record.line_of(p.index);
+      };
+      auto shown = [](std::string_view v) {
+        bool printable = v.size() <= 128 && std::none_of(v.begin(), v.end(), [](char c) {
+                           return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+                         });
+        return printable ? "'" + std::string(v) + "'" : "of " + std::to_string(v.size()) + " bytes";
+      };
+      return Status::InvalidArgument(
+          "attribute '" + a.info->canonical_name + "': value " + shown(b.value) + " at line " +
+          std::to_string(line(b)) + " equals " + shown(a.value) + " at line " +
+          std::to_string(line(a)) + " (an attribute holds each value once)");
+    }
+    begin = end;
   }
   return Status::Ok();
 }

@@ -5,8 +5,17 @@
 // form. As slapadd does, the stored entry names each attribute by its
 // canonical description ("objectclass;x-b;x-a" -> "objectClass;x-a;x-b"),
 // keeps the values of one attribute together in order of first appearance,
-// and gains any RDN value it lacks. Repeated values are kept, as slapadd
-// keeps them.
+// and gains any RDN value it lacks.
+//
+// A value given twice in one attribute (equal under the attribute's equality
+// rule, or as bytes when it has none) rejects the entry. slapadd 2.5 stores
+// such a value twice, but attribute values are a set (RFC 4512) and slapd
+// refuses the same entry over LDAP ("value #1 provided more than once"), so
+// dirload refuses it at load time rather than store what slapd cannot make.
+//
+// Prepare also reports what the loader needs for the operational attributes
+// (operational_attributes.h): the structural class the schema check found and
+// which of those attributes the input already has.
 //
 // Checking tens of millions of values is the hot path of a load, so the
 // checker remembers what it learnt about each attribute description, object
@@ -16,6 +25,8 @@
 // The schema it borrows must outlive it and must not change.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -23,6 +34,7 @@
 #include <vector>
 
 #include "ldif/record.h"
+#include "lib/pipeline/operational_attributes.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
@@ -51,6 +63,9 @@ class EntryChecker {
   struct Prepared {
     std::vector<std::pair<std::string_view, std::string_view>> values;  // (description, value)
     std::vector<std::string> added;  // RDN values the entry lacked
+    std::string_view structural;     // structural object class (empty without schema checks)
+    uint8_t operational = 0;         // OperationalBit()s of the attributes the input has
+    std::string_view entry_csn;      // the input's entryCSN value, if any
   };
   // Checks `record` (whose DN parsed as `dn`) and fills *out. objectClass is
   // required even when schema checking is off, as slapadd -s requires it.
@@ -75,6 +90,7 @@ class EntryChecker {
   };
   struct ClassSetInfo {
     Status error;  // no structural class, or two structural chains
+    const ObjectClass* structural = nullptr;
     bool extensible = false;
     std::vector<std::pair<const ObjectClass*, const AttributeType*>> must;
     std::vector<bool> allowed;  // by attribute type id
@@ -83,6 +99,9 @@ class EntryChecker {
   const DescriptionInfo& Describe(std::string_view description);
   const ObjectClass* FindClass(std::string_view name);
   const ClassSetInfo& ClassSet(std::vector<const ObjectClass*>* classes);
+  // Rejects a value repeated within one attribute. REQUIRES: present_ is in
+  // stored order (the values of one attribute adjacent).
+  Status CheckRepeatedValues(const ldif::Record& record);
 
   const Schema* schema_;
   bool check_schema_;
@@ -95,14 +114,22 @@ class EntryChecker {
   struct Present {
     const DescriptionInfo* info;
     std::string_view value;
-    uint32_t rank;  // order of the attribute's first appearance
+    uint32_t rank;   // order of the attribute's first appearance
+    uint32_t index;  // the record's attribute index; kFromDn for an added RDN value
   };
+  static constexpr uint32_t kFromDn = UINT32_MAX;
   std::vector<Present> present_;
   std::vector<uint32_t> first_rank_;  // by canonical id: rank + 1, or 0
   std::vector<const ObjectClass*> entry_classes_;
   std::vector<uint64_t> seen_;  // by attribute type id: the entry number that had it
   uint64_t entry_number_ = 0;
   std::string scratch_;
+  std::array<const AttributeType*, kOperationalAttributeCount> operational_types_{};
+  const AttributeType* entry_csn_type_ = nullptr;
+  // CheckRepeatedValues' scratch: the keys of one attribute's values.
+  std::string keys_;
+  std::vector<std::pair<uint32_t, uint32_t>> key_spans_;  // (offset, length) in keys_
+  std::vector<uint32_t> order_;
 };
 
 }  // namespace dirload

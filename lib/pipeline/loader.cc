@@ -5,16 +5,50 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "ldif/writer.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
+#include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
 
 namespace dirload {
+namespace {
+
+static_assert(kDn2IdMaxPlainKey == kMaxKeySize, "dn2id keys are plain up to the store's limit");
+
+Status Dn2IdCorruption(std::string_view key) {
+  return Status::Corruption("dn2id: the record of a key of " + std::to_string(key.size()) +
+                            " bytes is not an ID (and, for a long key, the DN's key)")
+      .WithOrigin(ErrorOrigin::kDatabase);
+}
+
+// The ID of the entry whose DN has sort key `sort_key`, or nullopt. A record
+// of another DN under the same long key (dn.h) is an AlreadyExists error
+// naming both: the database cannot hold the two. *value is scratch space.
+Result<std::optional<EntryId>> LookupDn2Id(Store* store, std::string_view sort_key,
+                                           std::string* value) {
+  std::string buffer;
+  const std::string_view key = Dn2IdKey(sort_key, &buffer);
+  DIRLOAD_ASSIGN_OR_RETURN(bool found, store->Get(kDn2IdTable, key, value));
+  if (!found) return std::optional<EntryId>();
+  Dn2IdRecord r;
+  if (!DecodeDn2IdRecord(key, *value, &r)) return Dn2IdCorruption(key);
+  if (r.sort_key != sort_key) {
+    return Status::AlreadyExists(
+        "the DN's dn2id key (its first " + std::to_string(kDn2IdKeyPrefix) +
+        " bytes and a 64-bit hash) is already taken by entry " + std::to_string(r.id) +
+        ", whose DN differs: the database cannot hold both");
+  }
+  return std::optional<EntryId>(r.id);
+}
+
+}  // namespace
 
 Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker, RejectSink* rejects,
                ProgressSink* progress)
@@ -34,6 +68,11 @@ Status Loader::Begin() {
   }
   nsuffix_ = *ns;
   summary_.first_id = next_id_;
+  if (options_.sid < 0 || options_.sid > 0xfff) {
+    return Status::InvalidArgument("server ID " + std::to_string(options_.sid) +
+                                   " is out of range (0 to 4095)")
+        .WithOrigin(ErrorOrigin::kUsage);
+  }
   if (store_ == nullptr) return Status::Ok();
 
   DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(store_, &dictionary_));
@@ -47,6 +86,18 @@ Status Loader::Begin() {
     }
     next_id_ = meta.next_id;
     entries_before_ = meta.entries;
+  }
+  if (options_.lastmod) {
+    OperationalAttributes::Options oo;
+    oo.rootdn = options_.rootdn;
+    oo.sid = options_.sid;
+    oo.clock = options_.clock;
+    oo.seed = options_.uuid_seed;
+    operational_ = std::make_unique<OperationalAttributes>(std::move(oo));
+    // The workers have not started: no lock needed yet.
+    for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
+      operational_ids_[i] = dictionary_.Intern(kOperationalAttributeNames[i]);
+    }
   }
   dictionary_saved_ = dictionary_.size();
   summary_.first_id = next_id_;
@@ -71,15 +122,13 @@ Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
     *line = it->second;
     return Found::kStored;
   }
-  DIRLOAD_ASSIGN_OR_RETURN(
-      bool found,
-      store_->Get(kDn2IdTable, sort_key ? *sort_key : EntryChecker::SortKey(ndn), &value_));
-  if (!found) return Found::kNone;
-  if (value_.size() == 8) {
-    EntryId id = GetBigEndian64(value_);
-    if (id >= summary_.first_id && id - summary_.first_id < line_of_.size()) {
-      *line = line_of_[id - summary_.first_id];
-    }
+  std::string own_key;
+  if (sort_key == nullptr) own_key = EntryChecker::SortKey(ndn);
+  const std::string_view key = sort_key ? std::string_view(*sort_key) : own_key;
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(store_, key, &value_));
+  if (!id.has_value()) return Found::kNone;
+  if (*id >= summary_.first_id && *id - summary_.first_id < line_of_.size()) {
+    *line = line_of_[*id - summary_.first_id];
   }
   return Found::kStored;
 }
@@ -98,7 +147,7 @@ Status Loader::RejectText(uint64_t line, const std::string& dn, const std::strin
   msg += why;
   ++summary_.rejected;
   if (summary_.first_error.empty()) summary_.first_error = msg;
-  if (!options_.continue_on_error) return Status::ParseError(msg);
+  if (!options_.continue_on_error) return Status::ParseError(msg).WithOrigin(ErrorOrigin::kInput);
   if (rejects_ != nullptr) return rejects_->Reject(msg, text);
   return Status::Ok();
 }
@@ -108,6 +157,7 @@ struct Loader::Item {
   bool read_error = false;  // the reader rejected the record; `error` says why
   Status error;             // why the record is rejected, else OK
   std::string text;         // read_error: the record's bytes as read
+  uint64_t read_line = 0;   // read_error: the record's first line
   std::string ndn;
   std::string pretty_rdn;  // the entry's own RDN, insignificant spaces removed
   std::string pretty_dn;
@@ -126,8 +176,16 @@ struct Loader::Batch {
   uint64_t parsed_bytes = 0;
 };
 
+bool Loader::Skipped(const Item& item) const {
+  if (options_.skip_to_line <= 1) return false;
+  // slapadd -j compares the record's first line, comment lines in front of
+  // the DN included.
+  uint64_t line = item.read_error ? item.read_line : item.record.line();
+  return line < options_.skip_to_line;
+}
+
 void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
-  if (item->read_error) return;
+  if (item->read_error || Skipped(*item)) return;
   const ldif::Record& r = item->record;
   if (r.kind() == ldif::RecordKind::kChange) {
     item->error =
@@ -151,13 +209,7 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
     item->error = Status::InvalidArgument("the empty DN (the root DSE) cannot be loaded");
     return;
   }
-  item->sort_key = EntryChecker::SortKey(item->ndn);
-  if (item->sort_key.size() > kMaxKeySize) {
-    item->error =
-        Status::InvalidArgument("DN too long: " + std::to_string(item->sort_key.size()) +
-                                " bytes normalised, at most " + std::to_string(kMaxKeySize));
-    return;
-  }
+  item->sort_key = EntryChecker::SortKey(item->ndn);  // any length: dn.h's long keys
   item->pretty_dn = dn.ToString();
   item->pretty_rdn.clear();
   if (!dn.empty()) {
@@ -185,6 +237,10 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
 
 Status Loader::Process(Item* item) {
   ldif::Record* record = &item->record;
+  if (Skipped(*item)) {
+    ++summary_.skipped;
+    return Status::Ok();
+  }
   ++summary_.records_read;
   if (item->read_error) {
     // The reader's message already names file and lines.
@@ -199,7 +255,11 @@ Status Loader::Process(Item* item) {
     return Reject(line, std::string(record->dn()), item->error.message(), record);
   const std::string& ndn = item->ndn;
   uint64_t other = 0;
-  DIRLOAD_ASSIGN_OR_RETURN(Found self, Find(ndn, &other, &item->sort_key));
+  Result<Found> found = Find(ndn, &other, &item->sort_key);
+  if (!found.ok() && found.status().code() == StatusCode::kAlreadyExists) {
+    return Reject(line, std::string(record->dn()), found.status().message(), record);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(Found self, std::move(found));
   if (self == Found::kStored) {
     return Reject(line, std::string(record->dn()),
                   other ? "duplicate DN: already given at line " + std::to_string(other)
@@ -213,7 +273,11 @@ Status Loader::Process(Item* item) {
     id = it->second.id;
     holes_.erase(it);
   } else {
-    DIRLOAD_RETURN_IF_ERROR(ReserveAncestors(ndn, line, std::string(record->dn())));
+    Status reserved = ReserveAncestors(ndn, line, std::string(record->dn()));
+    if (reserved.code() == StatusCode::kAlreadyExists) {
+      return Reject(line, std::string(record->dn()), reserved.message(), record);
+    }
+    DIRLOAD_RETURN_IF_ERROR(reserved);
     id = next_id_++;
   }
   // The stored DN: the entry's own RDN under its parent's DN as stored, so
@@ -258,11 +322,12 @@ Result<std::string> Loader::StoredDn(const std::string& ndn) {
   } else if (store_ == nullptr) {
     return std::string();  // -u stores nothing: entries keep their own spelling
   } else {
-    DIRLOAD_ASSIGN_OR_RETURN(bool found,
-                             store_->Get(kDn2IdTable, EntryChecker::SortKey(ndn), &value_));
-    if (found) {
-      std::string entry;
-      DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, value_, &entry));
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id,
+                             LookupDn2Id(store_, EntryChecker::SortKey(ndn), &value_));
+    if (id.has_value()) {
+      std::string entry, id_key;
+      PutBigEndian64(*id, &id_key);
+      DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
       EntryView view;
       if (has && DecodeEntry(entry, &view).ok()) dn = std::string(view.dn);
     }
@@ -287,7 +352,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     return Status::Ok();
   }
   value_.clear();
-  EncodeEntryFromValues(stored_dn, item.encoded_values, &value_);
+  EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
   key_.clear();
   PutBigEndian64(id, &key_);
   if (id + 1 == next_id_ && id >= append_floor_) {
@@ -297,7 +362,10 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kId2EntryTable, key_, value_));
   }
   append_floor_ = std::max(append_floor_, id + 1);
-  DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, item.sort_key, key_));
+  std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
+  AppendDn2IdValue(id, item.sort_key, &dn2id_value);
+  DIRLOAD_RETURN_IF_ERROR(
+      store_->Put(kDn2IdTable, Dn2IdKey(item.sort_key, &dn2id_key), dn2id_value));
   if (++since_commit_ >= options_.commit_every) {
     since_commit_ = 0;
     std::lock_guard<std::mutex> lock(dictionary_mu_);
@@ -308,6 +376,85 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     DIRLOAD_RETURN_IF_ERROR(store_->Commit());
   }
   return Status::Ok();
+}
+
+std::string_view Loader::CompleteValues(const Item& item) {
+  const EntryChecker::Prepared& p = item.prepared;
+  uint8_t missing = 0;
+  if (operational_ != nullptr) {
+    missing = static_cast<uint8_t>(~p.operational & ((1u << kOperationalAttributeCount) - 1));
+    if (p.structural.empty()) {
+      missing &=
+          static_cast<uint8_t>(~OperationalBit(OperationalAttribute::kStructuralObjectClass));
+    }
+  }
+  if (missing == 0) {
+    if (options_.write_context_csn && !p.entry_csn.empty()) csns_.Add(p.entry_csn);
+    return item.encoded_values;
+  }
+  operational_->Next();
+  added_.clear();
+  for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
+    if ((missing & (1u << i)) == 0) continue;
+    auto a = static_cast<OperationalAttribute>(i);
+    added_.push_back({operational_ids_[i], a == OperationalAttribute::kStructuralObjectClass
+                                               ? p.structural
+                                               : operational_->value(a)});
+  }
+  if (options_.write_context_csn) {
+    csns_.Add((missing & OperationalBit(OperationalAttribute::kEntryCsn)) != 0
+                  ? operational_->entry_csn()
+                  : p.entry_csn);
+  }
+  // The encoding (entry_codec.h) is a run count and the runs: the added
+  // attributes are new runs after the entry's own, each a description the
+  // entry does not have, so the two lists of runs simply follow each other.
+  added_runs_.clear();
+  EncodeValues(added_, &added_runs_);
+  std::string_view own = item.encoded_values, more = added_runs_;
+  uint64_t own_count = 0, more_count = 0;
+  if (!GetVarint(&own, &own_count) || !GetVarint(&more, &more_count)) return item.encoded_values;
+  runs_.clear();
+  PutVarint(own_count + more_count, &runs_);
+  runs_.append(own);
+  runs_.append(more);
+  return runs_;
+}
+
+Status Loader::WriteContextCsn() {
+  if (csns_.empty()) return Status::Ok();
+  DIRLOAD_ASSIGN_OR_RETURN(bool found,
+                           store_->Get(kDn2IdTable, EntryChecker::SortKey(nsuffix_), &key_));
+  if (!found) return Status::Ok();  // no suffix entry to hold it
+  std::string entry;
+  DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, key_, &entry));
+  if (!has) return Status::Ok();
+  EntryView view;
+  DIRLOAD_RETURN_IF_ERROR(DecodeEntry(entry, &view));
+  const uint32_t context_id = dictionary_.Intern(kContextCsnName);
+  // One value per server ID, the greater of the stored one and the load's;
+  // where the attribute was, or at the end.
+  std::map<int, std::string> merged = csns_.values();
+  std::vector<ValueRef> values;
+  size_t at = SIZE_MAX;
+  for (const ValueRef& v : view.values) {
+    if (!schema_internal::EqualsIgnoreCase(dictionary_.Name(v.description), kContextCsnName)) {
+      values.push_back(v);
+      continue;
+    }
+    if (at == SIZE_MAX) at = values.size();
+    int sid = CsnTracker::Sid(v.value);
+    auto [it, inserted] = merged.try_emplace(sid, v.value);
+    if (!inserted && v.value > std::string_view(it->second)) it->second.assign(v.value);
+  }
+  if (at == SIZE_MAX) at = values.size();
+  std::vector<ValueRef> csn_values;
+  for (const auto& [sid, csn] : merged) csn_values.push_back({context_id, csn});
+  values.insert(values.begin() + static_cast<std::ptrdiff_t>(at), csn_values.begin(),
+                csn_values.end());
+  value_.clear();
+  EncodeEntry(view.dn, values, &value_);
+  return store_->Put(kId2EntryTable, key_, value_);
 }
 
 Status Loader::RemoveOrphans() {
@@ -337,10 +484,17 @@ Status Loader::RemoveOrphans() {
     }
     // Every entry stored below the missing one goes to the reject file.
     std::string prefix = DnDescendantPrefix(EntryChecker::SortKey(hole_ndn));
+    const std::string_view scan = Dn2IdScanPrefix(prefix);
     std::vector<std::pair<std::string, std::string>> doomed;  // (dn2id key, id key)
     std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
-    for (c->Seek(prefix); c->valid() && c->key().substr(0, prefix.size()) == prefix; c->Next()) {
-      doomed.emplace_back(std::string(c->key()), std::string(c->value()));
+    for (c->Seek(scan); c->valid() && c->key().starts_with(scan); c->Next()) {
+      Dn2IdRecord r;
+      if (!DecodeDn2IdRecord(c->key(), c->value(), &r)) return Dn2IdCorruption(c->key());
+      // Long keys of other subtrees may share the cut prefix (dn.h).
+      if (!r.sort_key.starts_with(prefix)) continue;
+      std::string id_key;
+      PutBigEndian64(r.id, &id_key);
+      doomed.emplace_back(std::string(c->key()), std::move(id_key));
     }
     DIRLOAD_RETURN_IF_ERROR(c->status());
     c.reset();
@@ -377,6 +531,7 @@ Status Loader::RemoveOrphans() {
 Status Loader::Finish() {
   DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
   if (store_ == nullptr) return Status::Ok();
+  if (options_.write_context_csn) DIRLOAD_RETURN_IF_ERROR(WriteContextCsn());
   DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));  // the workers are gone
   DatabaseMeta meta;
   meta.state = DatabaseState::kLoading;
@@ -505,6 +660,7 @@ class Loader::Pipeline {
         item.read_error = true;
         item.error = got.status();
         item.text = reader_->last_error().text;
+        item.read_line = reader_->last_error().record_line;
         ++b->count;
         continue;
       }

@@ -11,6 +11,15 @@
 // error at the end, naming the child's line, and the entries below it are
 // rejected and removed, so the tree stored is always whole.
 //
+// When lastmod is on (the default), each entry gains the operational
+// attributes slapadd adds and the input lacks (structuralObjectClass,
+// entryUUID, creatorsName, createTimestamp, entryCSN, modifiersName,
+// modifyTimestamp, after the entry's own attributes, in that order); values
+// read from the input are kept as they are. They are made on the writing
+// thread, in input order, so entryCSNs increase along the input. With
+// write_context_csn the suffix entry gets contextCSN at the end, as slapadd -w
+// writes it.
+//
 // The database's state is `loading` from the first write until everything is
 // committed and synced; only then does it become `ready`. A run that fails or
 // is killed leaves `loading`, which every command refuses.
@@ -25,6 +34,7 @@
 // the only one that touches the store.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -37,6 +47,7 @@
 #include "ldif/record.h"
 #include "lib/entry/entry_codec.h"
 #include "lib/pipeline/entry_checker.h"
+#include "lib/pipeline/operational_attributes.h"
 #include "lib/pipeline/progress.h"
 #include "lib/pipeline/run_stats.h"
 #include "lib/store/store.h"
@@ -51,12 +62,24 @@ struct LoadOptions {
   uint64_t commit_every = 20000;   // entries per transaction (-q: 200000)
   unsigned threads = 2;            // checking workers
   size_t batch_records = 256;
+  // Operational attributes (operational_attributes.h).
+  bool lastmod = true;             // add them (the database's lastmod setting)
+  std::string rootdn;              // creatorsName, modifiersName ("" without a rootdn)
+  int sid = 0;                     // -S: server ID in generated entryCSNs, 0..0xfff
+  bool write_context_csn = false;  // -w: contextCSN on the suffix entry
+  // -j: records whose first line (comments in front of the DN included)
+  // comes before this input line are skipped (not checked, not loaded), as
+  // slapadd -j skips them; 0 or 1 skips nothing.
+  uint64_t skip_to_line = 0;
+  OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
+  uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
 };
 
 struct LoadSummary {
   uint64_t records_read = 0;
   uint64_t entries_loaded = 0;
   uint64_t rejected = 0;
+  uint64_t skipped = 0;  // before skip_to_line; not counted in records_read
   uint64_t input_bytes = 0;
   EntryId first_id = 0;
   EntryId last_id = 0;
@@ -111,6 +134,13 @@ class Loader {
   Status ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn);
   Status Insert(EntryId id, const ldif::Record& record, const Item& item,
                 const std::string& stored_dn);
+  // Whether `item` comes before skip_to_line.
+  bool Skipped(const Item& item) const;
+  // The entry's encoded values with the operational attributes it lacks
+  // appended; notes its entryCSN for -w. The view is valid until the next call.
+  std::string_view CompleteValues(const Item& item);
+  // -w: merges the greatest entryCSN per server ID into the suffix entry's contextCSN.
+  Status WriteContextCsn();
   // The stored DN of an entry, "" when it is not stored (yet).
   Result<std::string> StoredDn(const std::string& ndn);
   // Rejects (and removes) every entry below a reserved ID that never arrived.
@@ -146,6 +176,11 @@ class Loader {
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;
   std::string key_, value_;
+  std::unique_ptr<OperationalAttributes> operational_;                  // lastmod on
+  std::array<uint32_t, kOperationalAttributeCount> operational_ids_{};  // dictionary ids
+  CsnTracker csns_;                                                     // -w
+  std::vector<ValueRef> added_;                                         // CompleteValues' scratch
+  std::string added_runs_, runs_;
   PhaseClock clock_;
   double last_progress_ = -1;
 };

@@ -1,9 +1,13 @@
 #include "lib/pipeline/slapd_config.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace dirload {
@@ -39,7 +43,73 @@ std::string Lower(std::string s) {
   return s;
 }
 
+std::string Join(const std::vector<std::string>& w, size_t from) {
+  std::string out;
+  for (size_t i = from; i < w.size(); ++i) out += (i > from ? " " : "") + w[i];
+  return out;
+}
+
+// A count for an index_* line: a whole number at least `min`.
+Result<uint32_t> ParseCount(const std::string& text, uint32_t min) {
+  uint32_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min) {
+    return Status::ParseError("'" + text + "' is not a number of at least " + std::to_string(min));
+  }
+  return v;
+}
+
+Result<bool> ParseOnOff(const std::string& text) {
+  std::string t = Lower(text);
+  if (t == "on" || t == "true" || t == "yes") return true;
+  if (t == "off" || t == "false" || t == "no") return false;
+  return Status::ParseError("'" + text + "' is neither on nor off");
+}
+
+// Orders the sections by number and adds the frontend and config databases
+// slapd always has, so that numbers index the same sections as slapadd -n.
+void FinishDatabases(SlapdConfig* cfg) {
+  for (int number : {-1, 0}) {
+    if (cfg->FindDatabase(number) != nullptr) continue;
+    SlapdDatabase implicit;
+    implicit.number = number;
+    implicit.type = number < 0 ? "frontend" : "config";
+    implicit.where = cfg->path;
+    cfg->databases.push_back(std::move(implicit));
+  }
+  std::stable_sort(
+      cfg->databases.begin(), cfg->databases.end(),
+      [](const SlapdDatabase& a, const SlapdDatabase& b) { return a.number < b.number; });
+}
+
+Result<SlapdConfig> ParseText(const std::string& text, const std::string& path);
+
 }  // namespace
+
+std::string ConfigIndexLine::Where() const {
+  if (line > 0) return file + ":" + std::to_string(line);
+  return file;
+}
+
+const SlapdDatabase* SlapdConfig::FindDatabase(int number) const {
+  for (const SlapdDatabase& d : databases) {
+    if (d.number == number) return &d;
+  }
+  return nullptr;
+}
+
+std::string ModuleName(std::string_view arg) {
+  size_t slash = arg.rfind('/');
+  if (slash != std::string_view::npos) arg.remove_prefix(slash + 1);
+  for (std::string_view ext : {".la", ".so"}) {
+    size_t dot = arg.find(ext);
+    if (dot != std::string_view::npos && dot > 0) {
+      arg = arg.substr(0, dot);
+      break;
+    }
+  }
+  return std::string(arg);
+}
 
 Result<uint64_t> ParseByteSize(std::string_view text) {
   std::string t(text);
@@ -68,14 +138,17 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   return static_cast<uint64_t>(std::llround(v * mult));
 }
 
-Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string& path) {
+namespace {
+
+Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) {
   SlapdConfig cfg;
   cfg.path = path;
   std::filesystem::path base = std::filesystem::path(path).parent_path();
   std::istringstream in(text);
-  std::string raw, line;
-  int n = 0, line_start = 0;
-  bool in_database = false, skipping_database = false;
+  std::string raw;
+  int n = 0;
+  int next_number = 1;
+  SlapdDatabase* db = nullptr;  // the section being read; nullptr: global
 
   // Lines starting with white space continue the previous line.
   std::vector<std::pair<int, std::string>> logical;
@@ -89,8 +162,11 @@ Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string&
     }
     logical.push_back({n, raw});
   }
-  for (auto& [ln, l] : logical) {
-    line_start = ln;
+  // Sections are collected here and only then moved into cfg, so that `db`
+  // stays valid while the vector grows.
+  std::vector<std::unique_ptr<SlapdDatabase>> sections;
+  for (auto& [line_no, l] : logical) {
+    const int line_start = line_no;
     std::string where = path + ":" + std::to_string(line_start) + ": ";
     size_t k = l.find_first_not_of(" \t");
     if (k == std::string::npos || l[k] == '#') continue;
@@ -107,82 +183,134 @@ Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string&
     };
     if (key == "database") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      if (in_database || skipping_database) {
-        skipping_database = true;
-        in_database = false;
-        cfg.notes.push_back(where + "ignored a further database section '" + w[1] + "'");
-        continue;
+      auto section = std::make_unique<SlapdDatabase>();
+      section->type = Lower(w[1]);
+      if (section->type == "hdb") section->type = "bdb";
+      section->where = path + ":" + std::to_string(line_start);
+      if (section->type == "frontend") {
+        section->number = -1;
+      } else if (section->type == "config") {
+        section->number = 0;
+      } else {
+        section->number = next_number++;
       }
-      std::string db = Lower(w[1]);
-      if (db == "hdb") db = "bdb";
-      if (db == "config" || db == "monitor" || db == "frontend") {
-        cfg.notes.push_back(where + "ignored database '" + w[1] + "'");
-        continue;
+      for (const auto& s : sections) {
+        if (s->number == section->number) {
+          return Status::ParseError(where + "a second '" + w[1] + "' database");
+        }
       }
-      if (db != "mdb" && db != "bdb") {
-        return Status::Unsupported(where + "database type '" + w[1] +
-                                   "' is not supported (use mdb, bdb or hdb)");
-      }
-      cfg.database = db;
-      in_database = true;
+      db = section.get();
+      sections.push_back(std::move(section));
       continue;
     }
-    if (skipping_database) continue;
     if (key == "include") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       std::filesystem::path p = w[1];
       if (p.is_relative() && !base.empty()) p = base / p;
       cfg.schema_files.push_back(p.string());
-    } else if (key == "suffix" && in_database) {
+      std::string name = std::filesystem::path(w[1]).filename().string();
+      if (name.size() > 7 && name.ends_with(".schema")) name.resize(name.size() - 7);
+      cfg.schema_names.push_back(name);
+    } else if (key == "moduleload") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      if (cfg.has_suffix) {
-        return Status::Unsupported(where + "a database with several suffixes is not supported");
-      }
-      cfg.suffix = w[1];
-      cfg.has_suffix = true;
-    } else if (key == "directory" && in_database) {
+      cfg.modules.push_back(ModuleName(w[1]));
+    } else if (key == "index_hash64") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      Result<bool> v = ParseOnOff(w[1]);
+      if (!v.ok()) return v.status().WithPrefix(where + w[0] + ": ");
+      cfg.index_tuning.hash64 = *v;
+    } else if (key == "index_substr_if_minlen" || key == "index_substr_if_maxlen" ||
+               key == "index_substr_any_len" || key == "index_substr_any_step" ||
+               key == "index_intlen") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      Result<uint32_t> v = ParseCount(w[1], 1);
+      if (!v.ok()) return v.status().WithPrefix(where + w[0] + ": ");
+      IndexTuning& t = cfg.index_tuning;
+      uint32_t* field = key == "index_substr_if_minlen"   ? &t.substr_if_minlen
+                        : key == "index_substr_if_maxlen" ? &t.substr_if_maxlen
+                        : key == "index_substr_any_len"   ? &t.substr_any_len
+                        : key == "index_substr_any_step"  ? &t.substr_any_step
+                                                          : &t.intlen;
+      *field = *v;
+    } else if (db == nullptr) {
+      cfg.notes.push_back(where + "ignored '" + l.substr(k) + "'");
+    } else if (key == "suffix") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      db->suffixes.push_back(w[1]);
+    } else if (key == "directory") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       std::filesystem::path p = w[1];
       if (p.is_relative() && !base.empty()) p = base / p;
-      cfg.directory = p.string();
-    } else if (key == "index" && in_database) {
+      db->directory = p.string();
+    } else if (key == "index") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      std::string args;
-      for (size_t i = 1; i < w.size(); ++i) args += (i > 1 ? " " : "") + w[i];
-      cfg.index_lines.push_back({args, line_start});
-    } else if (key == "maxsize" && in_database) {
+      db->index_lines.push_back({Join(w, 1), line_start, path});
+    } else if (key == "rootdn") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      db->rootdn = w[1];
+    } else if (key == "lastmod") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      Result<bool> v = ParseOnOff(w[1]);
+      if (!v.ok()) return v.status().WithPrefix(where + "lastmod: ");
+      db->lastmod = *v;
+    } else if (key == "maxsize") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       Result<uint64_t> v = ParseByteSize(w[1]);
       if (!v.ok()) return v.status().WithPrefix(where);
-      cfg.maxsize = *v;
-    } else if (key == "cachesize" && in_database) {
+      db->maxsize = *v;
+    } else if (key == "envflags") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      for (size_t i = 1; i < w.size(); ++i) db->envflags.push_back(Lower(w[i]));
+    } else if (key == "overlay") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      db->overlays.push_back(ModuleName(w[1]));
+    } else if (key == "cachesize") {
       // back-bdb's cachesize counts entries, not bytes; dbconfig sets the bytes.
       cfg.notes.push_back(where +
                           "ignored 'cachesize' (an entry count; use dbconfig "
                           "set_cachesize or --cache-size for the engine cache)");
-    } else if (key == "dbconfig" && in_database && w.size() >= 2 &&
-               Lower(w[1]) == "set_cachesize") {
+    } else if (key == "dbconfig" && w.size() >= 2 && Lower(w[1]) == "set_cachesize") {
       // dbconfig set_cachesize GBYTES BYTES NCACHE
       if (w.size() < 4) return Status::ParseError(where + "set_cachesize needs GBYTES BYTES");
       Result<uint64_t> g = ParseByteSize(w[2]);
       Result<uint64_t> b = ParseByteSize(w[3]);
       if (!g.ok() || !b.ok()) return Status::ParseError(where + "bad set_cachesize numbers");
-      cfg.cache_size = *g * (uint64_t{1} << 30) + *b;
+      db->cache_size = *g * (uint64_t{1} << 30) + *b;
     } else {
       cfg.notes.push_back(where + "ignored '" + l.substr(k) + "'");
     }
   }
-  if (cfg.database.empty()) {
-    return Status::ParseError(path + ": no 'database mdb' (or bdb/hdb) section");
-  }
+  for (auto& s : sections) cfg.databases.push_back(std::move(*s));
+  FinishDatabases(&cfg);
+  return cfg;
+}
+
+}  // namespace
+
+Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string& path) {
+  Result<SlapdConfig> cfg = ParseText(text, path);
+  if (!cfg.ok()) return cfg.status().WithOrigin(ErrorOrigin::kConfiguration);
   return cfg;
 }
 
 Result<SlapdConfig> ReadSlapdConfig(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::InvalidArgument(path +
+                                   " is a directory, not a slapd.conf file (use -F for a "
+                                   "slapd.d configuration directory)")
+        .WithOrigin(ErrorOrigin::kConfiguration);
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open slapd.conf");
+  if (!in) {
+    return Status::IoError(path + ": cannot open slapd.conf: " + std::strerror(errno))
+        .WithOrigin(ErrorOrigin::kConfiguration);
+  }
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) {
+    return Status::IoError(path + ": read failed").WithOrigin(ErrorOrigin::kConfiguration);
+  }
   return ParseSlapdConfig(ss.str(), path);
 }
 

@@ -1,9 +1,16 @@
-// Reads the parts of an OpenLDAP slapd.conf that an offline loader needs:
-// schema includes, the database type, suffix, directory, index lines and
-// cache settings. Everything else (moduleload, access, overlays, ...) is kept
-// as a note, so that -v can say what was ignored.
+// The parts of an OpenLDAP configuration that an offline loader needs, read
+// from a slapd.conf file (here) or from a slapd.d directory (cn_config.h);
+// both give the same SlapdConfig.
 //
-// Only the first database section is used; a second one is noted and skipped.
+// Global settings: schema (`include` files, or definitions from cn=schema
+// entries), `moduleload` names and the index_* tuning lines. Every database
+// section is kept, in order and numbered as slapadd's -n counts them: the
+// config database is 0 (there is one even when slapd.conf has no `database
+// config` line), the frontend -1 (likewise), and every other database 1, 2, ... in the
+// order it appears. Sections of types dirload does not load (config, monitor,
+// ldif, ...) are kept too so that the numbers stay right and -b can say who
+// holds a DN. Everything else (access, limits, TLS, ...) is kept as a note,
+// so that -v can say what was ignored.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -11,30 +18,77 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "lib/schema/schema_loader.h"
 #include "lib/util/status.h"
 
 namespace dirload {
 
-struct SlapdConfig {
-  std::string path;
-  std::vector<std::string> schema_files;  // `include` lines, in order
-  std::string database;                   // "mdb", "bdb" ("hdb" reads as "bdb")
-  std::string suffix;
-  bool has_suffix = false;  // `suffix ""` is a suffix too
-  std::string directory;
-  struct IndexLine {
-    std::string text;  // the arguments of the `index` line
-    int line = 0;
-  };
-  std::vector<IndexLine> index_lines;
-  std::optional<uint64_t> maxsize;     // mdb map size in bytes
-  std::optional<uint64_t> cache_size;  // bdb cache in bytes (dbconfig set_cachesize)
-  std::vector<std::string> notes;      // "slapd.conf:12: ignored 'moduleload back_mdb'"
+// The global index_* settings. Defaults are slapd's (OpenLDAP 2.5).
+struct IndexTuning {
+  bool hash64 = false;            // index_hash64 / olcIndexHash64
+  uint32_t substr_if_minlen = 2;  // index_substr_if_minlen / olcIndexSubstrIfMinLen
+  uint32_t substr_if_maxlen = 4;  // index_substr_if_maxlen / olcIndexSubstrIfMaxLen
+  uint32_t substr_any_len = 4;    // index_substr_any_len / olcIndexSubstrAnyLen
+  uint32_t substr_any_step = 2;   // index_substr_any_step / olcIndexSubstrAnyStep
+  uint32_t intlen = 4;            // index_intlen / olcIndexIntLen
+
+  bool operator==(const IndexTuning&) const = default;
 };
 
-// Parses `path`. Errors name the file and line.
+// One `index` line (slapd.conf) or olcDbIndex value (slapd.d).
+struct ConfigIndexLine {
+  std::string text;  // the arguments, without the word "index"
+  int line = 0;      // where it is: line in `file`; 0 if unknown
+  std::string file;  // slapd.conf, or the olcDatabase file; empty if not from a file
+
+  // "slapd.conf:12", or the file alone when the line is unknown.
+  std::string Where() const;
+};
+
+struct SlapdDatabase {
+  int number = 0;                     // as slapadd -n counts (see above)
+  std::string type;                   // lower case; "hdb" reads as "bdb"
+  std::string where;                  // "slapd.conf:12" or the olcDatabase file, for messages
+  std::vector<std::string> suffixes;  // as written; `suffix ""` is the empty DN
+  std::string directory;
+  std::vector<ConfigIndexLine> index_lines;
+  std::string rootdn;
+  bool lastmod = true;                 // `lastmod off` / olcLastMod: FALSE
+  std::optional<uint64_t> maxsize;     // mdb map size in bytes
+  std::optional<uint64_t> cache_size;  // bdb cache in bytes (dbconfig set_cachesize)
+  std::vector<std::string> envflags;   // mdb `envflags` words
+  std::vector<std::string> overlays;   // `overlay` names, in order ("ppolicy")
+
+  // mdb, or bdb (hdb): what dirload loads.
+  bool supported() const { return type == "mdb" || type == "bdb"; }
+};
+
+struct SlapdConfig {
+  std::string path;             // the slapd.conf file or the slapd.d directory
+  bool from_directory = false;  // read from slapd.d (cn=config)
+  // slapd.conf `include` lines, in order (files to load with LoadSchemaFile).
+  std::vector<std::string> schema_files;
+  // slapd.d: the definitions of the cn={N}NAME schema entries, in the order
+  // slapd applies them.
+  std::vector<SchemaDefinition> schema_definitions;
+  // The schema's names in order, from either form: the file name without
+  // directory and ".schema" ("core"), or the entry name without "{N}".
+  std::vector<std::string> schema_names;
+  std::vector<std::string> modules;  // moduleload names, without path or suffix
+  IndexTuning index_tuning;
+  std::vector<SlapdDatabase> databases;  // by number: frontend -1, config 0, then 1, 2, ...
+  std::vector<std::string> notes;        // "slapd.conf:12: ignored 'access to *'"
+
+  // The database numbered `number`, or nullptr.
+  const SlapdDatabase* FindDatabase(int number) const;
+};
+
+// Parses `path`. Errors name the file and line and are marked
+// ErrorOrigin::kConfiguration, as are a missing file and a directory (with a
+// hint to use -F).
 Result<SlapdConfig> ReadSlapdConfig(const std::string& path);
 // Parses text (for tests); `path` is used in messages and to resolve
 // relative includes.
@@ -42,5 +96,9 @@ Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string&
 
 // "512M", "1.5G", "64k", "1048576" -> bytes. Suffixes are powers of 1024.
 Result<uint64_t> ParseByteSize(std::string_view text);
+
+// The module a `moduleload` argument names: "/usr/lib/ldap/ppolicy.la",
+// "ppolicy.so.2" and "ppolicy" all give "ppolicy".
+std::string ModuleName(std::string_view moduleload_argument);
 
 }  // namespace dirload

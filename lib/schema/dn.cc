@@ -6,6 +6,7 @@
 #include "lib/schema/ascii.h"
 #include "lib/schema/normalize.h"
 #include "lib/schema/schema.h"
+#include "lib/util/coding.h"
 
 namespace dirload {
 namespace {
@@ -463,6 +464,50 @@ std::string DnDescendantPrefix(std::string_view sort_key) {
 std::string_view DnSortKeyParent(std::string_view sort_key) {
   const size_t sep = sort_key.rfind('\0');
   return sep == std::string_view::npos ? std::string_view() : sort_key.substr(0, sep);
+}
+
+uint64_t Dn2IdHash(std::string_view sort_key) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : sort_key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  // FNV-1a alone spreads the last bytes poorly; long keys differ only there.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+std::string_view Dn2IdKey(std::string_view sort_key, std::string* buffer) {
+  if (!IsLongDn2IdKey(sort_key)) return sort_key;
+  buffer->assign(sort_key.substr(0, kDn2IdKeyPrefix));
+  PutBigEndian64(Dn2IdHash(sort_key), buffer);
+  return *buffer;
+}
+
+void AppendDn2IdValue(uint64_t id, std::string_view sort_key, std::string* out) {
+  PutBigEndian64(id, out);
+  if (IsLongDn2IdKey(sort_key)) out->append(sort_key);
+}
+
+bool DecodeDn2IdRecord(std::string_view key, std::string_view value, Dn2IdRecord* out) {
+  if (value.size() < 8) return false;
+  out->id = GetBigEndian64(value);
+  if (value.size() == 8) {
+    out->sort_key = key;
+    return true;
+  }
+  out->sort_key = value.substr(8);
+  if (!IsLongDn2IdKey(out->sort_key)) return false;
+  std::string expected;
+  return Dn2IdKey(out->sort_key, &expected) == key;
+}
+
+std::string_view Dn2IdScanPrefix(std::string_view descendant_prefix) {
+  return descendant_prefix.substr(0, std::min(descendant_prefix.size(), kDn2IdKeyPrefix));
 }
 
 }  // namespace dirload

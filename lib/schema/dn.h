@@ -32,6 +32,7 @@
 // Thread safety: pure functions; Dn is a plain value.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,5 +103,75 @@ std::string DnDescendantPrefix(std::string_view sort_key);
 // The key of the parent, from a key: everything before the last 0x00, or ""
 // for a key without one.
 std::string_view DnSortKeyParent(std::string_view sort_key);
+
+// dn2id records (format version 1, the same on LMDB and Berkeley DB). With K
+// the sort key of a DN (DnSortKey) and ID its entry ID, 8 bytes big-endian:
+//   |K| <= kDn2IdMaxPlainKey:  key = K                        value = ID
+//   longer (a "long" key):     key = K[0, kDn2IdKeyPrefix) H  value = ID K
+// where H = Dn2IdHash(K), 8 bytes big-endian, so a long key is
+// kDn2IdKeyPrefix + 8 = 488 bytes. Store keys hold at most 511 bytes
+// (lib/store/store.h kMaxKeySize) and slapd has no DN length limit below
+// that, hence the second form. The value's length tells the two apart (8:
+// the key is K; more: K follows the ID); databases written before long keys
+// existed hold only the first form and read the same.
+// A lookup of K fetches Dn2IdKey(K) and compares the K the record holds with
+// its own: a different one means two DNs share a long key (a 64-bit hash
+// collision between DNs that agree on their first 480 bytes), which callers
+// report as an error; the two are never taken for one entry.
+// Range scans: the descendants of the DN with key K are the records whose K'
+// starts with D = DnDescendantPrefix(K). Their stored keys all start with
+// Dn2IdScanPrefix(D), D cut to kDn2IdKeyPrefix bytes. Where D is longer than
+// that, the range also holds records outside the subtree (K' and D agree only
+// on the cut prefix), so each record's K' is checked. Long keys sort by their
+// hash among the other long keys of their prefix, not after their ancestors:
+// seeking to K + 0x01 skips K's descendants only when Dn2IdDescendantsFollow(K).
+inline constexpr size_t kDn2IdMaxPlainKey = 511;
+inline constexpr size_t kDn2IdKeyPrefix = 480;
+
+// FNV-1a (64-bit: offset basis 0xcbf29ce484222325, prime 0x100000001b3) of
+// `sort_key`, then mixed: h ^= h >> 33; h *= 0xff51afd7ed558ccd; h ^= h >> 33;
+// h *= 0xc4ceb9fe1a85ec53; h ^= h >> 33. Stored: never change it.
+uint64_t Dn2IdHash(std::string_view sort_key);
+
+// True when `sort_key` is stored in the long form.
+inline bool IsLongDn2IdKey(std::string_view sort_key) {
+  return sort_key.size() > kDn2IdMaxPlainKey;
+}
+
+// The store key of `sort_key`: `sort_key` itself when it fits (no copy),
+// else the long key, built in *buffer. The view is valid while both are.
+std::string_view Dn2IdKey(std::string_view sort_key, std::string* buffer);
+
+// Appends the dn2id value of entry `id` with key `sort_key` to *out.
+void AppendDn2IdValue(uint64_t id, std::string_view sort_key, std::string* out);
+
+struct Dn2IdRecord {
+  uint64_t id = 0;
+  std::string_view sort_key;  // the full K: the stored key or a part of the value
+};
+
+// Decodes a stored (key, value). False when they are not a valid record: a
+// value under 8 bytes, or a long value whose K is short or does not give
+// `key`. *out views `key` and `value`.
+bool DecodeDn2IdRecord(std::string_view key, std::string_view value, Dn2IdRecord* out);
+
+// The prefix shared by the stored keys of all records whose sort key starts
+// with `descendant_prefix` (from DnDescendantPrefix): that prefix cut to
+// kDn2IdKeyPrefix bytes.
+std::string_view Dn2IdScanPrefix(std::string_view descendant_prefix);
+
+// True when every stored key starting with Dn2IdScanPrefix(p) belongs to a
+// record whose sort key starts with p, so that no record of the range needs
+// its sort key checked.
+inline bool Dn2IdScanIsExact(std::string_view descendant_prefix) {
+  return descendant_prefix.size() <= kDn2IdKeyPrefix;
+}
+
+// True when the stored keys of all descendants of the entry with key
+// `sort_key` sort right after `sort_key` and before sort_key + 0x01: its key
+// is plain and its descendant prefix fits in kDn2IdKeyPrefix bytes.
+inline bool Dn2IdDescendantsFollow(std::string_view sort_key) {
+  return sort_key.size() < kDn2IdKeyPrefix;
+}
 
 }  // namespace dirload

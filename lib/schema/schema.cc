@@ -152,6 +152,59 @@ Result<Schema> Schema::Builtin() {
   return schema;
 }
 
+namespace {
+
+struct ModuleSchema {
+  std::string_view name;  // base name, lower case
+  std::string_view text;
+  std::string_view source;
+};
+
+const ModuleSchema kModuleSchemas[] = {
+    {"ppolicy", schema_internal::kPpolicySchemaText, "<built-in ppolicy module schema>"},
+};
+
+// "/usr/lib/ldap/ppolicy.la" -> "ppolicy": slapd.conf may name a module by
+// path and with its libtool or shared-object suffix.
+std::string ModuleBaseName(std::string_view module) {
+  if (size_t slash = module.find_last_of('/'); slash != std::string_view::npos) {
+    module.remove_prefix(slash + 1);
+  }
+  for (std::string_view suffix : {".la", ".so"}) {
+    if (size_t at = module.find(suffix); at != std::string_view::npos && at > 0) {
+      module = module.substr(0, at);  // also drops version tails such as .so.0
+      break;
+    }
+  }
+  return AsciiLowerCopy(module);
+}
+
+const ModuleSchema* FindModuleSchema(std::string_view module) {
+  const std::string base = ModuleBaseName(module);
+  for (const ModuleSchema& m : kModuleSchemas) {
+    if (m.name == base) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status AddModuleSchema(Schema* schema, std::string_view module) {
+  const ModuleSchema* m = FindModuleSchema(module);
+  if (m == nullptr) return Status::Ok();
+  // Loading the same text twice is harmless: identical definitions are
+  // accepted again without change (Schema::AddAttributeType).
+  return LoadSchemaText(schema, m->text, m->source);
+}
+
+bool IsKnownSchemaModule(std::string_view module) { return FindModuleSchema(module) != nullptr; }
+
+std::vector<std::string_view> KnownSchemaModules() {
+  std::vector<std::string_view> names;
+  for (const ModuleSchema& m : kModuleSchemas) names.push_back(m.name);
+  return names;
+}
+
 const AttributeType* Schema::FindAttribute(std::string_view name_or_oid) const {
   return FindLower(attr_index_, name_or_oid);
 }

@@ -498,6 +498,23 @@ Status LoadSchemaText(Schema* schema, std::string_view text, std::string_view so
   return flush();
 }
 
+Status LoadSchemaDefinitions(Schema* schema, std::span<const SchemaDefinition> definitions,
+                             std::vector<std::string>* warnings) {
+  for (const SchemaDefinition& d : definitions) {
+    const std::string where = d.source + ": ";
+    if (!IsSchemaDirective(d.keyword)) {
+      return Status::InvalidArgument(where + "'" + d.keyword + "' is not a schema directive");
+    }
+    std::vector<std::string> found;
+    Status st = ApplySchemaDirective(schema, d.keyword, TrimSpaces(d.text), &found);
+    if (warnings != nullptr) {
+      for (std::string& w : found) warnings->push_back(where + w);
+    }
+    DIRLOAD_RETURN_IF_ERROR(st.WithPrefix(where + AsciiLowerCopy(d.keyword) + ": "));
+  }
+  return Status::Ok();
+}
+
 Status LoadSchemaFile(Schema* schema, const std::string& path, std::vector<std::string>* warnings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));

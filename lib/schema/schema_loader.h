@@ -21,6 +21,7 @@
 // Thread safety: functions writing a Schema need exclusive access to it.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,5 +57,26 @@ Status LoadSchemaText(Schema* schema, std::string_view text, std::string_view so
 // Reads `path` and loads it with LoadSchemaText (source = path).
 Status LoadSchemaFile(Schema* schema, const std::string& path,
                       std::vector<std::string>* warnings = nullptr);
+
+// One definition given as text rather than read from a file: what slapd's
+// configuration directory (slapd.d, cn=schema entries) holds. `keyword` is
+// the .schema statement the value corresponds to ("attributetype" for
+// olcAttributeTypes, "objectclass", "objectidentifier", "ldapsyntax",
+// "ditcontentrule"); `text` is its argument in .schema syntax, without any
+// "{N}" ordering prefix; `source` names where it came from in messages
+// ("slapd.d/cn=config/cn=schema/cn={0}core.ldif:12").
+struct SchemaDefinition {
+  std::string keyword;
+  std::string text;
+  std::string source;
+
+  bool operator==(const SchemaDefinition&) const = default;
+};
+
+// Applies each definition in order, as LoadSchemaText applies statements.
+// Errors and warnings are prefixed with the definition's source. Stops at the
+// first error.
+Status LoadSchemaDefinitions(Schema* schema, std::span<const SchemaDefinition> definitions,
+                             std::vector<std::string>* warnings = nullptr);
 
 }  // namespace dirload

@@ -1,6 +1,7 @@
 #include "lib/search/search.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -20,19 +21,36 @@ struct Scope {
   IdList ids;
 };
 
-Result<EntryId> DecodeId(std::string_view key, std::string_view value) {
-  if (value.size() != 8) {
-    return Status::Corruption("dn2id: the value of a key of " + std::to_string(key.size()) +
-                              " bytes is " + std::to_string(value.size()) +
-                              " bytes, not an 8-byte ID");
+static_assert(kDn2IdMaxPlainKey == kMaxKeySize, "dn2id keys are plain up to the store's limit");
+
+Result<Dn2IdRecord> DecodeRecord(std::string_view key, std::string_view value) {
+  Dn2IdRecord r;
+  if (!DecodeDn2IdRecord(key, value, &r)) {
+    return Status::Corruption("dn2id: a key of " + std::to_string(key.size()) +
+                              " bytes holds a value of " + std::to_string(value.size()) +
+                              " bytes, not an 8-byte ID (and the DN's key, for a long key)");
   }
-  return GetBigEndian64(value);
+  return r;
+}
+
+// The entry with dn2id sort key `key`: its ID, or nullopt when no entry has
+// that DN (including when another DN holds the same long key, which the loader
+// never stores).
+Result<std::optional<EntryId>> LookupId(Store* store, std::string_view key) {
+  std::string buffer, value;
+  DIRLOAD_ASSIGN_OR_RETURN(bool found, store->Get(kDn2IdTable, Dn2IdKey(key, &buffer), &value));
+  if (!found) return std::optional<EntryId>();
+  DIRLOAD_ASSIGN_OR_RETURN(Dn2IdRecord r, DecodeRecord(Dn2IdKey(key, &buffer), value));
+  if (r.sort_key != key) return std::optional<EntryId>();
+  return std::optional<EntryId>(r.id);
 }
 
 // True when the subtree of the entry with dn2id key `key` holds every entry:
 // the first key is `key` and the last one lies in its descendant range (then
-// so does every key between them, in bytewise order).
+// so does every key between them, in bytewise order). Only answered for keys
+// whose descendants follow them; for the others, false (walk the subtree).
 Result<bool> SubtreeIsEverything(Store* store, const std::string& key) {
+  if (!Dn2IdDescendantsFollow(key)) return false;
   std::unique_ptr<Cursor> c = store->NewCursor(kDn2IdTable);
   c->SeekToFirst();
   DIRLOAD_RETURN_IF_ERROR(c->status());
@@ -58,13 +76,27 @@ Result<Scope> ScopeIds(Store* store, const std::string& nbase, EntryId base_id, 
     // One level below the root: the entries whose parent is not stored (the
     // suffix entry). Each such entry's descendants follow its key and share
     // the prefix key + 0x00, so seeking to key + 0x01 (a byte no normalised
-    // DN holds) skips them all.
+    // DN holds) skips them all. An entry reached that way has no stored
+    // ancestor. Keys of 480 bytes and more do not allow the skip (dn.h): for
+    // those the parent is looked up.
     for (c->SeekToFirst(); c->valid();) {
-      DIRLOAD_ASSIGN_OR_RETURN(EntryId id, DecodeId(c->key(), c->value()));
-      ids.push_back(id);
-      std::string next(c->key());
-      next.push_back('\x01');
-      c->Seek(next);
+      DIRLOAD_ASSIGN_OR_RETURN(Dn2IdRecord r, DecodeRecord(c->key(), c->value()));
+      if (Dn2IdDescendantsFollow(r.sort_key)) {
+        ids.push_back(r.id);
+        std::string next(c->key());
+        next.push_back('\x01');
+        c->Seek(next);
+        continue;
+      }
+      const EntryId id = r.id;
+      const std::string parent(DnSortKeyParent(r.sort_key));
+      bool top = parent.empty();
+      if (!top) {
+        DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> p, LookupId(store, parent));
+        top = !p.has_value();
+      }
+      if (top) ids.push_back(id);
+      c->Next();
     }
     DIRLOAD_RETURN_IF_ERROR(c->status());
     s.ids = IdList::FromUnsorted(std::move(ids));
@@ -72,16 +104,24 @@ Result<Scope> ScopeIds(Store* store, const std::string& nbase, EntryId base_id, 
   }
   const std::string key = DnSortKey(nbase);
   const std::string prefix = DnDescendantPrefix(key);
+  // Long keys of the subtree sort under the cut prefix: the range may then
+  // hold other entries, told apart by the full key each record carries.
+  const std::string_view scan = Dn2IdScanPrefix(prefix);
+  const bool exact = Dn2IdScanIsExact(prefix);
   if (scope == SearchScope::kSub) ids.push_back(base_id);
-  for (c->Seek(prefix); c->valid() && c->key().starts_with(prefix);) {
+  for (c->Seek(scan); c->valid() && c->key().starts_with(scan);) {
+    DIRLOAD_ASSIGN_OR_RETURN(Dn2IdRecord r, DecodeRecord(c->key(), c->value()));
+    if (!exact && !r.sort_key.starts_with(prefix)) {
+      c->Next();
+      continue;
+    }
     if (scope == SearchScope::kOne &&
-        c->key().find('\0', prefix.size()) != std::string_view::npos) {
+        r.sort_key.find('\0', prefix.size()) != std::string_view::npos) {
       c->Next();  // below a child that is not stored: not one level down
       continue;
     }
-    DIRLOAD_ASSIGN_OR_RETURN(EntryId id, DecodeId(c->key(), c->value()));
-    ids.push_back(id);
-    if (scope == SearchScope::kOne) {
+    ids.push_back(r.id);
+    if (scope == SearchScope::kOne && Dn2IdDescendantsFollow(r.sort_key)) {
       // A child: its descendants are skipped by seeking past the child's
       // key + 0x00 range.
       std::string next(c->key());
@@ -137,12 +177,11 @@ Result<SearchResult> Search(Store* store, const Schema& schema,
       return Status::InvalidArgument("search base '" + request.base + "': " + n.status().message());
     }
     nbase = std::move(*n);
-    std::string value;
-    DIRLOAD_ASSIGN_OR_RETURN(bool found, store->Get(kDn2IdTable, DnSortKey(nbase), &value));
-    if (!found) {
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found, LookupId(store, DnSortKey(nbase)));
+    if (!found.has_value()) {
       return Status::NotFound("search base '" + request.base + "' does not exist");
     }
-    DIRLOAD_ASSIGN_OR_RETURN(base_id, DecodeId(DnSortKey(nbase), value));
+    base_id = *found;
   }
 
   // Candidates from the indexes.

@@ -5,9 +5,11 @@
 // is exact whatever the indexes say.
 //
 // Scope through dn2id (keys are DnSortKey(normalised DN) -> 8-byte
-// big-endian ID, dn.h): base is one Get; the subtree of X is X's key plus
-// the key range starting with DnDescendantPrefix(key of X); one level is
-// that range without the keys holding another 0x00 after the prefix. A
+// big-endian ID; keys over 511 bytes are cut and hashed, dn.h): base is one
+// Get; the subtree of X is X's key plus the key range starting with
+// DnDescendantPrefix(key of X) (for long keys, the cut range filtered by the
+// full key each record holds); one level is that range without the keys
+// holding another 0x00 after the prefix. A
 // subtree that holds every entry (the suffix's) costs two cursor moves to
 // recognise and is not walked; with at most kCheckScopePerEntry candidates
 // each candidate's DN is checked instead of walking dn2id. The

@@ -2,7 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <memory>
+#include <set>
+
 #include "lib/pipeline/database_meta.h"
+#include "lib/pipeline/entry_record.h"
 #include "lib/schema/schema.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
@@ -40,20 +45,22 @@ struct Run {
   Result<LoadSummary> summary = Status::Internal("not run");
   CollectRejects rejects;
   std::vector<std::string> dns_in_id_order;
+  std::vector<ldif::Record> entries;  // in ID order
   DatabaseMeta meta;
 };
 
-void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, bool cont,
-              Run* run) {
+void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, bool cont, Run* run,
+              const std::function<void(LoadOptions*)>& tweak = {}, bool check_schema = true) {
   StoreOptions so;
   so.create = true;
   Result<std::unique_ptr<Store>> store = Store::Open(backend, dir, so);
   REQUIRE(store.ok());
-  EntryChecker checker(&testing::BuiltinSchema(), true);
+  EntryChecker checker(&testing::BuiltinSchema(), check_schema);
   LoadOptions lo;
   lo.suffix = "dc=example,dc=com";
   lo.continue_on_error = cont;
   lo.commit_every = 2;  // many small transactions
+  if (tweak) tweak(&lo);
   Loader loader(lo, store->get(), &checker, &run->rejects, nullptr);
   ldif::Reader reader(ldif::MemoryByteSource(ldif, "in.ldif"));
   run->summary = loader.Run(&reader);
@@ -69,6 +76,10 @@ void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, 
     EntryView e;
     REQUIRE(DecodeEntry(c->value(), &e).ok());
     run->dns_in_id_order.emplace_back(e.dn);
+    // A run that failed may not have saved the dictionary.
+    if (run->meta.state == DatabaseState::kReady) {
+      REQUIRE(EntryToRecord(e, dict, &run->entries.emplace_back()).ok());
+    }
   }
 }
 
@@ -201,17 +212,273 @@ TEST_CASE("appending to a ready database continues the IDs; another suffix is re
 namespace dirload {
 namespace {
 
-TEST_CASE("a DN too long for a dn2id key is rejected, not a storage failure") {
+TEST_CASE("a DN longer than a store key loads (dn2id's long keys, lib/schema/dn.h)") {
   testing::TempDir dir;
   Run run;
   std::string uid(600, 'x');
   LoadInto(Backend::kLmdb, dir.File("db"), std::string(kTop) + kPeople + Person(uid) + Person("b"),
            true, &run);
   REQUIRE(run.summary.ok());
-  CHECK(run.summary->entries_loaded == 3);
+  CHECK(run.summary->entries_loaded == 4);
+  CHECK(run.rejects.messages.empty());
+}
+
+}  // namespace
+}  // namespace dirload
+
+namespace dirload {
+namespace {
+
+constexpr int64_t k20240102030405 = 1704164645;  // 2024-01-02 03:04:05 UTC
+
+// A clock that advances one microsecond per reading, from 03:04:05.
+void SteppingClock(LoadOptions* lo) {
+  auto micros = std::make_shared<uint32_t>(0);
+  lo->clock = [micros] { return WallTime{k20240102030405, ++*micros}; };
+  lo->uuid_seed = 7;
+}
+
+std::vector<std::string> Names(const ldif::Record& r) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < r.size(); ++i) names.emplace_back(r.attribute(i).description);
+  return names;
+}
+
+std::vector<std::string> Values(const ldif::Record& r, std::string_view name) {
+  std::vector<std::string> values;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.attribute(i).description == name) values.emplace_back(r.attribute(i).value);
+  }
+  return values;
+}
+
+const std::vector<std::string> kSlapaddOrder = {
+    "structuralObjectClass", "entryUUID",      "creatorsName", "createTimestamp", "entryCSN",
+    "modifiersName",         "modifyTimestamp"};
+
+TEST_CASE("operational attributes are appended as slapadd appends them") {
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"), std::string(kTop) + kPeople + Person("a"), false, &run,
+           [](LoadOptions* lo) {
+             SteppingClock(lo);
+             lo->rootdn = "cn=admin,dc=example,dc=com";
+             lo->sid = 5;
+           });
+  REQUIRE(run.summary.ok());
+  REQUIRE(run.entries.size() == 3);
+  std::vector<std::string> want = {"objectClass", "objectClass", "dc", "o"};
+  want.insert(want.end(), kSlapaddOrder.begin(), kSlapaddOrder.end());
+  const ldif::Record& top = run.entries[0];
+  CHECK(Names(top) == want);
+  CHECK(Values(top, "structuralObjectClass") == std::vector<std::string>{"organization"});
+  CHECK(Values(top, "creatorsName") == std::vector<std::string>{"cn=admin,dc=example,dc=com"});
+  CHECK(Values(top, "modifiersName") == std::vector<std::string>{"cn=admin,dc=example,dc=com"});
+  CHECK(Values(top, "createTimestamp") == std::vector<std::string>{"20240102030405Z"});
+  CHECK(Values(top, "modifyTimestamp") == std::vector<std::string>{"20240102030405Z"});
+  CHECK(Values(top, "entryCSN") ==
+        std::vector<std::string>{"20240102030405.000001Z#000000#005#000000"});
+  CHECK(Values(run.entries[1], "structuralObjectClass") ==
+        std::vector<std::string>{"organizationalUnit"});
+  CHECK(Values(run.entries[2], "structuralObjectClass") ==
+        std::vector<std::string>{"inetOrgPerson"});
+  CHECK(Values(run.entries[2], "entryCSN") ==
+        std::vector<std::string>{"20240102030405.000003Z#000000#005#000000"});
+  std::set<std::string> uuids;
+  for (const ldif::Record& r : run.entries) {
+    REQUIRE(Values(r, "entryUUID").size() == 1);
+    uuids.insert(Values(r, "entryUUID")[0]);
+  }
+  CHECK(uuids.size() == 3);
+}
+
+TEST_CASE("operational values in the input are kept as written; only absent ones are added") {
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"),
+           std::string(kTop) +
+               "dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n"
+               "entryUUID: CD9C747E-81A3-1041-8D79-D538592ED736\n"
+               "createTimestamp: 20200101000000Z\n"
+               "entryCSN: 20200101000000.123456Z#000000#001#000000\n\n",
+           false, &run, SteppingClock);
+  REQUIRE(run.summary.ok());
+  REQUIRE(run.entries.size() == 2);
+  const ldif::Record& e = run.entries[1];
+  CHECK(Names(e) == std::vector<std::string>{"objectClass", "ou", "entryUUID", "createTimestamp",
+                                             "entryCSN", "structuralObjectClass", "creatorsName",
+                                             "modifiersName", "modifyTimestamp"});
+  CHECK(Values(e, "entryUUID") == std::vector<std::string>{"CD9C747E-81A3-1041-8D79-D538592ED736"});
+  CHECK(Values(e, "createTimestamp") == std::vector<std::string>{"20200101000000Z"});
+  CHECK(Values(e, "entryCSN") ==
+        std::vector<std::string>{"20200101000000.123456Z#000000#001#000000"});
+  // No rootdn: the names are empty, as slapadd leaves them without one.
+  CHECK(Values(e, "creatorsName") == std::vector<std::string>{""});
+}
+
+TEST_CASE("lastmod off adds nothing; without schema checks there is no structuralObjectClass") {
+  testing::TempDir dir;
+  Run off;
+  LoadInto(Backend::kLmdb, dir.File("off"), std::string(kTop), false, &off,
+           [](LoadOptions* lo) { lo->lastmod = false; });
+  REQUIRE(off.summary.ok());
+  REQUIRE(off.entries.size() == 1);
+  CHECK(Names(off.entries[0]) == std::vector<std::string>{"objectClass", "objectClass", "dc", "o"});
+
+  Run unchecked;
+  LoadInto(Backend::kLmdb, dir.File("s"), std::string(kTop), false, &unchecked, SteppingClock,
+           /*check_schema=*/false);
+  REQUIRE(unchecked.summary.ok());
+  REQUIRE(unchecked.entries.size() == 1);
+  std::vector<std::string> want = {"objectClass", "objectClass", "dc", "o"};
+  want.insert(want.end(), kSlapaddOrder.begin() + 1, kSlapaddOrder.end());
+  CHECK(Names(unchecked.entries[0]) == want);
+}
+
+TEST_CASE("-w merges the greatest entryCSN per server ID into the suffix's contextCSN") {
+  testing::TempDir dir;
+  SUBCASE("the suffix has none: it goes at the end, equal to the last entryCSN") {
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"), std::string(kTop) + kPeople + Person("a"), false, &run,
+             [](LoadOptions* lo) {
+               SteppingClock(lo);
+               lo->sid = 3;
+               lo->write_context_csn = true;
+             });
+    REQUIRE(run.summary.ok());
+    REQUIRE(run.entries.size() == 3);
+    CHECK(Names(run.entries[0]).back() == "contextCSN");
+    CHECK(Values(run.entries[0], "contextCSN") == Values(run.entries[2], "entryCSN"));
+    CHECK(Values(run.entries[0], "contextCSN") ==
+          std::vector<std::string>{"20240102030405.000003Z#000000#003#000000"});
+  }
+  SUBCASE("values of the input: other server IDs kept, the load's replace older ones") {
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"),
+             "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+             "dc: example\no: Example\n"
+             "contextCSN: 20200101000000.000000Z#000000#001#000000\n"
+             "contextCSN: 20200101000000.000000Z#000000#005#000000\n\n" +
+                 std::string(kPeople) +
+                 "dn: ou=x,dc=example,dc=com\nobjectClass: organizationalUnit\nou: x\n"
+                 "entryCSN: 20300101000000.000000Z#000000#002#000000\n\n",
+             false, &run, [](LoadOptions* lo) {
+               SteppingClock(lo);
+               lo->sid = 5;
+               lo->write_context_csn = true;
+             });
+    REQUIRE(run.summary.ok());
+    REQUIRE(run.entries.size() == 3);
+    // Where the attribute was, one value per server ID in ascending order (as slapadd -w).
+    CHECK(Names(run.entries[0])[4] == "contextCSN");
+    CHECK(Values(run.entries[0], "contextCSN") ==
+          std::vector<std::string>{"20200101000000.000000Z#000000#001#000000",
+                                   "20300101000000.000000Z#000000#002#000000",
+                                   "20240102030405.000002Z#000000#005#000000"});
+  }
+}
+
+TEST_CASE("-j skips the records that start before the line, as slapadd -j") {
+  // Lines: top 1-5, people 7-9, uid=a's record from its comment at 11 (DN at
+  // 12), uid=b at 18. slapadd -j 11 loads uid=a, -j 12 skips it.
+  const std::string ldif =
+      std::string(kTop) + kPeople + "# resumed here\n" + Person("a") + Person("b");
+  testing::TempDir dir;
+  Run first;
+  LoadInto(Backend::kLmdb, dir.File("db"), std::string(kTop) + kPeople, false, &first);
+  REQUIRE(first.summary.ok());
+  SUBCASE("the line of the comment that starts uid=a's record: it loads") {
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"), ldif, false, &run,
+             [](LoadOptions* lo) { lo->skip_to_line = 11; });
+    REQUIRE(run.summary.ok());
+    CHECK(run.summary->skipped == 2);
+    CHECK(run.summary->entries_loaded == 2);
+    CHECK(run.dns_in_id_order.size() == 4);
+  }
+  SUBCASE("the line of uid=a's DN: uid=a is skipped, unchecked") {
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"),
+             std::string(kTop) + kPeople + "# resumed here\n" +
+                 "dn: uid=a,ou=people,dc=example,dc=com\nobjectClass: nothing\n\n" + Person("b"),
+             false, &run, [](LoadOptions* lo) { lo->skip_to_line = 12; });
+    REQUIRE(run.summary.ok());
+    CHECK(run.summary->skipped == 3);
+    CHECK(run.summary->rejected == 0);
+    CHECK(run.summary->entries_loaded == 1);
+    CHECK(run.dns_in_id_order.back() == "uid=b,ou=people,dc=example,dc=com");
+  }
+}
+
+// slapadd 2.5 stores a value given twice (slapadd and slapadd -q both load
+// such an entry, keeping both copies), but attribute values are a set (RFC
+// 4512) and slapd refuses the same entry over LDAP ("value #1 provided more
+// than once"). dirload refuses it on purpose, naming both lines.
+TEST_CASE("a value given twice rejects the entry, naming the attribute and both lines") {
+  const std::string ldif =
+      std::string(kTop) +                                  // 1-6
+      "dn: ou=Sales,dc=example,dc=com\n"                   // 7
+      "objectClass: organizationalUnit\n"                  // 8
+      "# a comment inside the record\n"                    // 9
+      "description: a long\n"                              // 10
+      "  folded line\n"                                    // 11
+      "ou: Sales\n"                                        // 12
+      "ou: SALES\n\n"                                      // 13 (caseIgnoreMatch: equal)
+      "dn: ou=x,dc=example,dc=com\n"                       // 15
+      "objectClass: organizationalUnit\nou: x\nou: x\n\n"  // 16-18
+      "dn: ou=y,dc=example,dc=com\n"                       // 20
+      "objectClass: organizationalUnit\nobjectClass: 2.5.6.5\nou: y\n\n" +  // 21-22: one class
+      std::string(kPeople);
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"), ldif, true, &run);
+  REQUIRE(run.summary.ok());
+  CHECK(run.summary->entries_loaded == 2);  // the rest loads with -c
+  REQUIRE(run.rejects.messages.size() == 3);
+  CHECK(run.rejects.messages[0] ==
+        "in.ldif:7: ou=Sales,dc=example,dc=com: attribute 'ou': value 'SALES' at line 13 equals "
+        "'Sales' at line 12 (an attribute holds each value once)");
+  CHECK(run.rejects.messages[1].find("in.ldif:15: ou=x,dc=example,dc=com: attribute 'ou': value "
+                                     "'x' at line 18 equals 'x' at line 17") == 0);
+  CHECK(run.rejects.messages[2].find("attribute 'objectClass': value '2.5.6.5' at line 22 equals "
+                                     "'organizationalUnit' at line 21") != std::string::npos);
+  CHECK(run.rejects.texts[0].find("ou: SALES") != std::string::npos);
+
+  Run stop;
+  LoadInto(Backend::kLmdb, dir.File("db2"), ldif, false, &stop);
+  REQUIRE_FALSE(stop.summary.ok());
+  CHECK(stop.summary.status().message().find("in.ldif:7: ") == 0);
+}
+
+TEST_CASE("repeated values among many, and as bytes where there is no equality rule") {
+  std::string group =
+      "dn: cn=g,dc=example,dc=com\nobjectClass: groupOfNames\ncn: g\n";  // lines 7-9
+  for (int i = 0; i < 20; ++i) {
+    group += "member: cn=m" + std::to_string(i) + ",dc=example,dc=com\n";  // lines 10-29
+  }
+  group += "member: CN=M3, DC=example,dc=com\n\n";  // line 30: distinguishedNameMatch: equal
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"), std::string(kTop) + group, true, &run);
+  REQUIRE(run.summary.ok());
   REQUIRE(run.rejects.messages.size() == 1);
-  CHECK(run.rejects.messages[0].find("in.ldif:11: ") == 0);
-  CHECK(run.rejects.messages[0].find("DN too long") != std::string::npos);
+  CHECK(run.rejects.messages[0].find("attribute 'member': value 'CN=M3, DC=example,dc=com' at "
+                                     "line 30 equals 'cn=m3,dc=example,dc=com' at line 13") !=
+        std::string::npos);
+
+  // Without schema checks an undefined attribute's values compare as bytes.
+  Run unchecked;
+  LoadInto(Backend::kLmdb, dir.File("s"),
+           std::string(kTop) +
+               "dn: ou=a,dc=example,dc=com\nobjectClass: organizationalUnit\nou: a\n"
+               "x-note: a\nx-note: A\n\n"
+               "dn: ou=b,dc=example,dc=com\nobjectClass: organizationalUnit\nou: b\n"
+               "x-note: b\nx-note: b\n\n",
+           true, &unchecked, {}, /*check_schema=*/false);
+  REQUIRE(unchecked.summary.ok());
+  CHECK(unchecked.summary->entries_loaded == 2);
+  REQUIRE(unchecked.rejects.messages.size() == 1);
+  CHECK(unchecked.rejects.messages[0].find("attribute 'x-note': value 'b'") != std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "lib/schema/schema.h"
+#include "lib/util/coding.h"
 #include "tests/schema/builtin_fixture.h"
 
 namespace dirload {
@@ -297,6 +298,145 @@ TEST_CASE("DnSortKey puts every subtree in one contiguous key range") {
     for (size_t k = i + 1; k < j; ++k) {
       const bool child = keyed[k].first.find('\0', prefix.size()) == std::string::npos;
       CHECK(child == (ParentDn(keyed[k].second) == dn));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dirload
+
+namespace dirload {
+namespace {
+
+// A sort key of `levels` RDNs below dc=com: "dc=com\0ou=l1\0ou=l2...".
+std::string ChainKey(int levels, std::string_view leaf = {}) {
+  std::string dn = "dc=com";
+  for (int i = 1; i <= levels; ++i) dn = "ou=l" + std::to_string(i) + "," + dn;
+  if (!leaf.empty()) dn = std::string(leaf) + "," + dn;
+  return DnSortKey(dn);
+}
+
+TEST_CASE("dn2id keys: plain up to 511 bytes, cut and hashed beyond") {
+  std::string buffer;
+  const std::string short_key = ChainKey(3);
+  CHECK(Dn2IdKey(short_key, &buffer) == short_key);
+  CHECK(Dn2IdKey(short_key, &buffer).data() == short_key.data());  // no copy
+  const std::string at_limit(kDn2IdMaxPlainKey, 'x');
+  CHECK(Dn2IdKey(at_limit, &buffer) == at_limit);
+
+  const std::string long_key = ChainKey(200);
+  REQUIRE(long_key.size() > kDn2IdMaxPlainKey);
+  const std::string stored(Dn2IdKey(long_key, &buffer));
+  CHECK(stored.size() == kDn2IdKeyPrefix + 8);
+  CHECK(stored.size() <= kDn2IdMaxPlainKey);
+  CHECK(stored.compare(0, kDn2IdKeyPrefix, long_key, 0, kDn2IdKeyPrefix) == 0);
+  CHECK(GetBigEndian64(std::string_view(stored).substr(kDn2IdKeyPrefix)) == Dn2IdHash(long_key));
+  // One more byte: same prefix, another key.
+  std::string other_buffer;
+  CHECK(Dn2IdKey(long_key + "x", &other_buffer) != stored);
+  // The hash is part of the format: fixed values.
+  CHECK(Dn2IdHash("dc=com") == 0xced8b605bf06c6b4ull);  // computed independently
+  CHECK(Dn2IdHash("a") != Dn2IdHash("b"));
+  CHECK(Dn2IdHash(std::string(600, 'a')) != Dn2IdHash(std::string(601, 'a')));
+}
+
+TEST_CASE("dn2id values: plain records are the bare ID, long ones carry the key") {
+  std::string value;
+  AppendDn2IdValue(7, ChainKey(2), &value);
+  CHECK(value == std::string("\0\0\0\0\0\0\0\x07", 8));
+  Dn2IdRecord r;
+  const std::string plain_key = ChainKey(2);
+  REQUIRE(DecodeDn2IdRecord(plain_key, value, &r));
+  CHECK(r.id == 7);
+  CHECK(r.sort_key == plain_key);
+
+  const std::string long_key = ChainKey(150, "cn=x");
+  std::string buffer;
+  const std::string stored(Dn2IdKey(long_key, &buffer));
+  value.clear();
+  AppendDn2IdValue(9, long_key, &value);
+  CHECK(value.size() == 8 + long_key.size());
+  REQUIRE(DecodeDn2IdRecord(stored, value, &r));
+  CHECK(r.id == 9);
+  CHECK(r.sort_key == long_key);
+
+  // Malformed: short values, a long value under a key that is not its own,
+  // a "long" value holding a key that fits.
+  CHECK_FALSE(DecodeDn2IdRecord(stored, value.substr(0, 7), &r));
+  CHECK_FALSE(DecodeDn2IdRecord(stored + "x", value, &r));
+  std::string wrong;
+  AppendDn2IdValue(9, long_key, &wrong);
+  wrong.back() = 'y';
+  CHECK_FALSE(DecodeDn2IdRecord(stored, wrong, &r));
+  std::string fits(
+      "\0\0\0\0\0\0\0\x01"
+      "abc",
+      11);
+  CHECK_FALSE(DecodeDn2IdRecord("abc", fits, &r));
+}
+
+TEST_CASE("dn2id collisions: a record under a long key naming another DN is told apart") {
+  // A real 64-bit collision cannot be made here; what a lookup sees is the
+  // same: a record under Dn2IdKey(K) whose sort key is not K. A plain record
+  // whose key happens to equal a long key is one such.
+  const std::string long_key = ChainKey(200, "cn=victim");
+  std::string buffer;
+  const std::string stored(Dn2IdKey(long_key, &buffer));
+  std::string plain;
+  AppendDn2IdValue(3, stored, &plain);
+  REQUIRE(plain.size() == 8);
+  Dn2IdRecord r;
+  REQUIRE(DecodeDn2IdRecord(stored, plain, &r));
+  CHECK(r.sort_key == stored);
+  CHECK(r.sort_key != long_key);  // what LookupDn2Id reports as a collision
+}
+
+TEST_CASE("dn2id long keys sort under their cut prefix, so subtree ranges still hold") {
+  // Keys of a chain and of leaves at every level, short and long.
+  std::vector<std::string> sort_keys;
+  for (int i = 0; i <= 200; ++i) {
+    sort_keys.push_back(ChainKey(i));
+    sort_keys.push_back(ChainKey(i, "cn=a"));
+    sort_keys.push_back(ChainKey(i, "cn=b"));
+  }
+  std::vector<std::pair<std::string, std::string>> stored;  // (store key, sort key), sorted
+  for (const std::string& k : sort_keys) {
+    std::string buffer;
+    stored.emplace_back(std::string(Dn2IdKey(k, &buffer)), k);
+  }
+  std::sort(stored.begin(), stored.end());
+  for (int base_level : {0, 10, 100, 110, 120, 150, 200}) {
+    CAPTURE(base_level);
+    const std::string base = ChainKey(base_level);
+    const std::string prefix = DnDescendantPrefix(base);
+    const std::string_view scan = Dn2IdScanPrefix(prefix);
+    CHECK(scan.size() <= kDn2IdKeyPrefix);
+    CHECK(Dn2IdScanIsExact(prefix) == (prefix.size() <= kDn2IdKeyPrefix));
+    // Every descendant's store key lies in the scan range, and the range is
+    // contiguous in store order.
+    size_t want = 0, in_range = 0, in_range_descendants = 0;
+    for (const std::string& k : sort_keys) want += k.starts_with(prefix);
+    bool seen = false, ended = false;
+    for (const auto& [key, k] : stored) {
+      const bool in = key.starts_with(scan);
+      if (in) {
+        CHECK_FALSE(ended);
+        seen = true;
+        ++in_range;
+        in_range_descendants += k.starts_with(prefix);
+      } else if (seen) {
+        ended = true;
+      }
+    }
+    CHECK(in_range_descendants == want);
+    if (Dn2IdScanIsExact(prefix)) CHECK(in_range == want);
+    // Where descendants follow the base, seeking base + 0x01 passes them all.
+    if (Dn2IdDescendantsFollow(base)) {
+      const std::string past = base + '\x01';
+      for (const auto& [key, k] : stored) {
+        if (k.starts_with(prefix)) CHECK(key > base);
+        if (k.starts_with(prefix)) CHECK(key < past);
+      }
     }
   }
 }

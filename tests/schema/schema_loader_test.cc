@@ -344,5 +344,29 @@ TEST_CASE("ApplySchemaDirective serves a slapd.conf reader") {
   CHECK_FALSE(ApplySchemaDirective(&s.value(), "database", "mdb").ok());
 }
 
+TEST_CASE("schema definitions given as text load like a .schema file") {
+  Result<Schema> s = Schema::SystemOnly();
+  REQUIRE(s.ok());
+  std::vector<SchemaDefinition> defs = {
+      {"objectidentifier", "myOID 1.3.6.1.4.1.99999", "a.ldif:3"},
+      {"attributetype",
+       "( myOID:1 NAME 'myAttr' EQUALITY caseIgnoreMatch "
+       "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )",
+       "a.ldif:4"},
+      {"objectclass", "( myOID:2 NAME 'myClass' SUP top AUXILIARY MAY myAttr )", "a.ldif:6"},
+  };
+  Status st = LoadSchemaDefinitions(&*s, defs);
+  REQUIRE_MESSAGE(st.ok(), st.message());
+  const AttributeType* a = s->FindAttribute("myattr");
+  REQUIRE(a != nullptr);
+  CHECK(s->FindAttribute("1.3.6.1.4.1.99999.1") == a);
+  CHECK(s->FindObjectClass("myClass") != nullptr);
+  std::vector<SchemaDefinition> bad = {
+      {"objectclass", "( 1.2.3.9 NAME 'broken' SUP nosuchclass )", "b.ldif:7"}};
+  Status err = LoadSchemaDefinitions(&*s, bad);
+  REQUIRE_FALSE(err.ok());
+  CHECK(err.message().rfind("b.ldif:7: objectclass: ", 0) == 0);
+}
+
 }  // namespace
 }  // namespace dirload

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,12 @@ Generated Generate(uint32_t seed) {
   for (int j = 0; j < 20; ++j) {
     g.ldif += "dn: cn=g" + std::to_string(j) + ",ou=groups,dc=example,dc=com\n" +
               "objectClass: groupOfNames\ncn: g" + std::to_string(j) + "\n";
-    for (int k = 0; k < 5; ++k) g.ldif += "member: " + dns[rng() % dns.size()] + "\n";
+    // Five distinct members: an attribute holds each value once.
+    std::set<size_t> picked;
+    while (picked.size() < 5) {
+      size_t m = rng() % dns.size();
+      if (picked.insert(m).second) g.ldif += "member: " + dns[m] + "\n";
+    }
     g.ldif += "\n";
   }
   return g;

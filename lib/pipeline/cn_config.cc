@@ -1,0 +1,403 @@
+#include "lib/pipeline/cn_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include "ldif/byte_source.h"
+#include "ldif/reader.h"
+#include "ldif/record.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// One attribute value of a configuration entry and the line it starts on.
+struct ConfigValue {
+  std::string type;  // lower case, options removed
+  std::string value;
+  int line = 0;
+};
+
+struct ConfigEntry {
+  std::string file;
+  std::string dn;
+  std::vector<ConfigValue> values;
+
+  std::vector<const ConfigValue*> All(std::string_view type) const {
+    std::vector<const ConfigValue*> out;
+    for (const ConfigValue& v : values) {
+      if (v.type == type) out.push_back(&v);
+    }
+    return out;
+  }
+  const ConfigValue* First(std::string_view type) const {
+    for (const ConfigValue& v : values) {
+      if (v.type == type) return &v;
+    }
+    return nullptr;
+  }
+  std::string Where(const ConfigValue& v) const {
+    return v.line > 0 ? file + ":" + std::to_string(v.line) : file;
+  }
+};
+
+Status ConfigError(std::string message) {
+  return Status::ParseError(std::move(message)).WithOrigin(ErrorOrigin::kConfiguration);
+}
+
+// The LDIF reader marks its errors as input errors; in a configuration file
+// they are configuration errors.
+Status AsConfigError(const Status& s) {
+  return Status(s.code(), s.message()).WithOrigin(ErrorOrigin::kConfiguration);
+}
+
+// The line each attribute line of a one-entry LDIF file starts on, in order:
+// the reader gives the entry's attributes in file order but not their lines.
+std::vector<int> AttributeLines(const std::string& text) {
+  std::vector<int> lines;
+  std::istringstream in(text);
+  std::string l;
+  int n = 0;
+  bool comment = false, seen_dn = false;
+  while (std::getline(in, l)) {
+    ++n;
+    if (l.empty() || l == "\r") {
+      comment = false;
+      continue;
+    }
+    if (l[0] == ' ') continue;  // continues the previous line (or comment)
+    comment = l[0] == '#';
+    if (comment) continue;
+    if (!seen_dn) {
+      seen_dn = Lower(l.substr(0, 3)) == "dn:";
+      continue;
+    }
+    lines.push_back(n);
+  }
+  return lines;
+}
+
+// Reads the one entry of `path`.
+Result<ConfigEntry> ReadEntry(const fs::path& path) {
+  const std::string file = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ConfigError(file + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return ConfigError(file + ": read failed");
+  std::string text = buf.str();
+  std::vector<int> lines = AttributeLines(text);
+
+  ldif::Reader reader(ldif::MemoryByteSource(text, file));
+  ldif::Record record;
+  Result<bool> got = reader.Next(&record);
+  if (!got.ok()) return AsConfigError(got.status());
+  if (!*got) return ConfigError(file + ": no entry in the file");
+  if (record.kind() != ldif::RecordKind::kContent) {
+    return ConfigError(file + ":" + std::to_string(record.line()) +
+                       ": a change record, not an entry");
+  }
+  ConfigEntry entry;
+  entry.file = file;
+  entry.dn = std::string(record.dn());
+  for (size_t i = 0; i < record.size(); ++i) {
+    ldif::AttributeView a = record.attribute(i);
+    std::string_view type = a.description.substr(0, a.description.find(';'));
+    int line = i < lines.size() ? lines[i] : 0;
+    entry.values.push_back({Lower(type), std::string(a.value), line});
+  }
+  ldif::Record more;
+  Result<bool> again = reader.Next(&more);
+  if (!again.ok()) return AsConfigError(again.status());
+  if (*again) {
+    return ConfigError(file + ":" + std::to_string(more.line()) +
+                       ": a second entry (a configuration file holds one)");
+  }
+  return entry;
+}
+
+// Splits "{N}rest" into N and rest. Without a prefix, *number is unchanged.
+bool StripOrdering(std::string_view* text, int* number) {
+  if (text->empty() || text->front() != '{') return false;
+  size_t close = text->find('}');
+  if (close == std::string_view::npos) return false;
+  int v = 0;
+  auto [end, ec] = std::from_chars(text->data() + 1, text->data() + close, v);
+  if (ec != std::errc() || end != text->data() + close) return false;
+  *number = v;
+  text->remove_prefix(close + 1);
+  return true;
+}
+
+std::string Stripped(std::string_view text) {
+  int ignored = 0;
+  StripOrdering(&text, &ignored);
+  return std::string(text);
+}
+
+// The number in a file name such as "olcDatabase={2}mdb.ldif" or
+// "cn=module{0}.ldif", or nullopt.
+std::optional<int> NameNumber(const std::string& name) {
+  size_t open = name.find('{');
+  if (open == std::string::npos) return std::nullopt;
+  std::string_view rest = std::string_view(name).substr(open);
+  int n = 0;
+  if (!StripOrdering(&rest, &n)) return std::nullopt;
+  return n;
+}
+
+// Values sorted by their {N} prefixes (values without one keep their place
+// after the numbered ones), prefixes removed.
+std::vector<std::pair<std::string, const ConfigValue*>> Ordered(
+    const std::vector<const ConfigValue*>& values) {
+  std::vector<std::tuple<int, size_t, std::string, const ConfigValue*>> keyed;
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string_view text = values[i]->value;
+    int n = 0;
+    if (!StripOrdering(&text, &n)) n = static_cast<int>(1 << 30);
+    keyed.emplace_back(n, i, std::string(text), values[i]);
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
+  std::vector<std::pair<std::string, const ConfigValue*>> out;
+  for (auto& k : keyed) out.emplace_back(std::move(std::get<2>(k)), std::get<3>(k));
+  return out;
+}
+
+Result<bool> ParseBoolean(const ConfigEntry& e, const ConfigValue& v) {
+  std::string t = Lower(v.value);
+  if (t == "true") return true;
+  if (t == "false") return false;
+  return ConfigError(e.Where(v) + ": " + v.type + ": '" + v.value + "' is not TRUE or FALSE");
+}
+
+Result<uint32_t> ParseCount(const ConfigEntry& e, const ConfigValue& v) {
+  uint32_t n = 0;
+  auto [end, ec] = std::from_chars(v.value.data(), v.value.data() + v.value.size(), n);
+  if (ec != std::errc() || end != v.value.data() + v.value.size() || n == 0) {
+    return ConfigError(e.Where(v) + ": " + v.type + ": '" + v.value + "' is not a positive number");
+  }
+  return n;
+}
+
+Status ReadGlobal(const ConfigEntry& e, SlapdConfig* cfg) {
+  IndexTuning& t = cfg->index_tuning;
+  if (const ConfigValue* v = e.First("olcindexhash64")) {
+    DIRLOAD_ASSIGN_OR_RETURN(t.hash64, ParseBoolean(e, *v));
+  }
+  const std::pair<const char*, uint32_t*> counts[] = {
+      {"olcindexsubstrifminlen", &t.substr_if_minlen},
+      {"olcindexsubstrifmaxlen", &t.substr_if_maxlen},
+      {"olcindexsubstranylen", &t.substr_any_len},
+      {"olcindexsubstranystep", &t.substr_any_step},
+      {"olcindexintlen", &t.intlen},
+  };
+  for (const auto& [type, field] : counts) {
+    if (const ConfigValue* v = e.First(type)) {
+      DIRLOAD_ASSIGN_OR_RETURN(*field, ParseCount(e, *v));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadSchemaEntry(const ConfigEntry& e, SlapdConfig* cfg) {
+  const ConfigValue* cn = e.First("cn");
+  std::string name = cn != nullptr ? Stripped(cn->value) : fs::path(e.file).stem().string();
+  cfg->schema_names.push_back(name);
+  // The order slapd applies a schema entry's attributes in: OID macros
+  // first, as the definitions may use them.
+  const std::pair<const char*, const char*> kinds[] = {
+      {"olcobjectidentifier", "objectidentifier"}, {"olcldapsyntaxes", "ldapsyntax"},
+      {"olcattributetypes", "attributetype"},      {"olcobjectclasses", "objectclass"},
+      {"olcditcontentrules", "ditcontentrule"},
+  };
+  for (const auto& [type, keyword] : kinds) {
+    for (auto& [text, v] : Ordered(e.All(type))) {
+      cfg->schema_definitions.push_back({keyword, text, e.Where(*v)});
+    }
+  }
+  return Status::Ok();
+}
+
+Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
+  SlapdDatabase db;
+  db.where = e.file;
+  const ConfigValue* olc_database = e.First("olcdatabase");
+  if (olc_database == nullptr) return ConfigError(e.file + ": no olcDatabase attribute");
+  std::string_view type = olc_database->value;
+  if (!StripOrdering(&type, &db.number)) {
+    return ConfigError(e.Where(*olc_database) + ": olcDatabase '" + olc_database->value +
+                       "' has no {N} number");
+  }
+  db.type = Lower(type);
+  if (db.type == "hdb") db.type = "bdb";
+  for (const ConfigValue* v : e.All("olcsuffix")) db.suffixes.push_back(v->value);
+  if (const ConfigValue* v = e.First("olcdbdirectory")) db.directory = v->value;
+  for (const ConfigValue* v : e.All("olcdbindex")) {
+    db.index_lines.push_back({v->value, v->line, e.file});
+  }
+  if (const ConfigValue* v = e.First("olcrootdn")) db.rootdn = v->value;
+  if (const ConfigValue* v = e.First("olclastmod")) {
+    DIRLOAD_ASSIGN_OR_RETURN(db.lastmod, ParseBoolean(e, *v));
+  }
+  if (const ConfigValue* v = e.First("olcdbmaxsize")) {
+    Result<uint64_t> size = ParseByteSize(v->value);
+    if (!size.ok()) return size.status().WithPrefix(e.Where(*v) + ": olcDbMaxSize: ");
+    db.maxsize = *size;
+  }
+  for (const ConfigValue* v : e.All("olcdbenvflags")) {
+    std::istringstream words(Stripped(v->value));
+    std::string w;
+    while (words >> w) db.envflags.push_back(Lower(w));
+  }
+  for (auto& [text, v] : Ordered(e.All("olcdbconfig"))) {
+    // set_cachesize GBYTES BYTES NCACHE (Berkeley DB's DB_CONFIG syntax)
+    std::istringstream words(text);
+    std::string key, g, b;
+    words >> key >> g >> b;
+    if (Lower(key) != "set_cachesize") continue;
+    Result<uint64_t> gb = ParseByteSize(g);
+    Result<uint64_t> bytes = ParseByteSize(b);
+    if (!gb.ok() || !bytes.ok()) {
+      return ConfigError(e.Where(*v) + ": olcDbConfig: bad set_cachesize numbers");
+    }
+    db.cache_size = *gb * (uint64_t{1} << 30) + *bytes;
+  }
+  return db;
+}
+
+// The files of `dir` whose names start with `prefix` and end in ".ldif",
+// ordered by their {N} numbers.
+Result<std::vector<fs::path>> NumberedFiles(const fs::path& dir, std::string_view prefix) {
+  std::vector<std::pair<int, fs::path>> found;
+  std::error_code ec;
+  for (const fs::directory_entry& d : fs::directory_iterator(dir, ec)) {
+    std::string name = d.path().filename().string();
+    if (!name.starts_with(prefix) || !name.ends_with(".ldif") || d.is_directory()) continue;
+    std::optional<int> n = NameNumber(name);
+    if (!n) return ConfigError(d.path().string() + ": no {N} number in the file name");
+    found.emplace_back(*n, d.path());
+  }
+  if (ec) return ConfigError(dir.string() + ": cannot list: " + ec.message());
+  std::sort(found.begin(), found.end());
+  std::vector<fs::path> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
+}
+
+Result<SlapdConfig> Read(const std::string& dir) {
+  SlapdConfig cfg;
+  cfg.path = dir;
+  cfg.from_directory = true;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return ConfigError(dir + ": no such configuration directory");
+  if (!fs::is_directory(dir, ec)) {
+    return ConfigError(dir +
+                       " is not a directory (use -f for a slapd.conf file, -F for a slapd.d "
+                       "directory)");
+  }
+  const fs::path root(dir);
+  const fs::path global_file = root / "cn=config.ldif";
+  const fs::path config_dir = root / "cn=config";
+  if (!fs::exists(global_file, ec)) {
+    return ConfigError(global_file.string() +
+                       ": missing (not a slapd configuration directory; slaptest -f slapd.conf "
+                       "-F DIR writes one)");
+  }
+  if (!fs::is_directory(config_dir, ec)) {
+    return ConfigError(config_dir.string() + ": missing configuration directory");
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, ReadEntry(global_file));
+  DIRLOAD_RETURN_IF_ERROR(ReadGlobal(global, &cfg));
+
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> modules, NumberedFiles(config_dir, "cn=module"));
+  for (const fs::path& f : modules) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, ReadEntry(f));
+    for (auto& [text, v] : Ordered(e.All("olcmoduleload"))) {
+      std::string first = text.substr(0, text.find(' '));
+      cfg.modules.push_back(ModuleName(first));
+    }
+  }
+
+  if (fs::exists(config_dir / "cn=schema.ldif", ec)) {
+    cfg.notes.push_back((config_dir / "cn=schema.ldif").string() +
+                        ": slapd's built-in schema, not read (dirload has the same built in)");
+  }
+  const fs::path schema_dir = config_dir / "cn=schema";
+  if (fs::is_directory(schema_dir, ec)) {
+    DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> schemas, NumberedFiles(schema_dir, "cn="));
+    for (const fs::path& f : schemas) {
+      DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, ReadEntry(f));
+      DIRLOAD_RETURN_IF_ERROR(ReadSchemaEntry(e, &cfg));
+    }
+  }
+
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> databases,
+                           NumberedFiles(config_dir, "olcDatabase="));
+  for (const fs::path& f : databases) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, ReadEntry(f));
+    DIRLOAD_ASSIGN_OR_RETURN(SlapdDatabase db, ReadDatabase(e));
+    if (cfg.FindDatabase(db.number) != nullptr) {
+      return ConfigError(f.string() + ": a second database numbered " + std::to_string(db.number));
+    }
+    fs::path overlay_dir = f;
+    overlay_dir.replace_extension();
+    if (fs::is_directory(overlay_dir, ec)) {
+      DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> overlays,
+                               NumberedFiles(overlay_dir, "olcOverlay="));
+      for (const fs::path& o : overlays) {
+        DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry oe, ReadEntry(o));
+        const ConfigValue* v = oe.First("olcoverlay");
+        if (v == nullptr) return ConfigError(o.string() + ": no olcOverlay attribute");
+        db.overlays.push_back(ModuleName(Stripped(v->value)));
+      }
+    }
+    cfg.databases.push_back(std::move(db));
+  }
+  // A database's subordinate directory (overlays) without the database's own
+  // file means the directory was damaged or copied in part: slapd would
+  // refuse it.
+  for (const fs::directory_entry& d : fs::directory_iterator(config_dir, ec)) {
+    std::string name = d.path().filename().string();
+    if (!d.is_directory() || !name.starts_with("olcDatabase=")) continue;
+    fs::path file = d.path();
+    file += ".ldif";
+    if (!fs::exists(file)) {
+      return ConfigError(file.string() + ": missing (the directory " + d.path().string() +
+                         " refers to it)");
+    }
+  }
+  if (cfg.FindDatabase(0) == nullptr) {
+    return ConfigError((config_dir / "olcDatabase={0}config.ldif").string() + ": missing");
+  }
+  std::stable_sort(
+      cfg.databases.begin(), cfg.databases.end(),
+      [](const SlapdDatabase& a, const SlapdDatabase& b) { return a.number < b.number; });
+  return cfg;
+}
+
+}  // namespace
+
+Result<SlapdConfig> ReadCnConfig(const std::string& dir) {
+  Result<SlapdConfig> cfg = Read(dir);
+  if (!cfg.ok()) return cfg.status().WithOrigin(ErrorOrigin::kConfiguration);
+  return cfg;
+}
+
+}  // namespace dirload

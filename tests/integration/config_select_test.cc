@@ -1,0 +1,134 @@
+// End-to-end tests of database selection from a configuration: `dirload add`
+// and `dirload cat` with -F (a slapd.d written by slaptest) and -f (the
+// slapd.conf it came from), two mdb databases, -b and -n choosing between
+// them, and the exit status of configuration errors (2).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/integration/dirload_process.h"
+#include "tests/support/temp_dir.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunDirload;
+using testing::RunResult;
+using testing::TempDir;
+
+std::string ConfText(const TempDir& dir) {
+  return "include /etc/ldap/schema/core.schema\n"
+         "include /etc/ldap/schema/cosine.schema\n"
+         "include /etc/ldap/schema/inetorgperson.schema\n"
+         "modulepath /usr/lib/ldap\n"
+         "moduleload back_mdb\n"
+         "database mdb\n"
+         "suffix \"dc=example,dc=org\"\n"
+         "directory " +
+         dir.File("db1") +
+         "\n"
+         "index objectClass eq\n"
+         "database mdb\n"
+         "suffix \"dc=example,dc=com\"\n"
+         "directory " +
+         dir.File("db2") +
+         "\n"
+         "index uid eq\n";
+}
+
+constexpr char kComLdif[] =
+    "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+    "dc: example\no: Example\n\n"
+    "dn: uid=u1,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: u1\ncn: U One\n"
+    "sn: One\n";
+
+// slapd.conf in `dir`, and dir/slapd.d written from it by slaptest. Returns
+// why not when slaptest is missing.
+std::string MakeConfig(const TempDir& dir) {
+  for (const char* d : {"db1", "db2", "slapd.d"}) fs::create_directories(dir.File(d));
+  dir.Write("slapd.conf", ConfText(dir));
+  std::string slaptest = testing::FindProgram("slaptest");
+  if (slaptest.empty()) return "slaptest is not installed";
+  // slaptest writes slapd.d and then fails to open the empty databases.
+  testing::ProcessResult r =
+      testing::RunProcess({slaptest, "-f", dir.File("slapd.conf"), "-F", dir.File("slapd.d")}, 60);
+  REQUIRE_MESSAGE(fs::exists(dir.File("slapd.d/cn=config/olcDatabase={2}mdb.ldif")), r.Describe());
+  return "";
+}
+
+bool HasData(const std::string& dir) { return fs::exists(dir) && !fs::is_empty(dir); }
+
+TEST_CASE("dirload add -F DIR -b SUFFIX loads into the database holding the suffix") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir dir;
+  std::string skip = MakeConfig(dir);
+  if (!skip.empty()) {
+    MESSAGE("skipped: " << skip);
+    return;
+  }
+  std::string ldif = dir.Write("com.ldif", kComLdif);
+  RunResult add =
+      RunDirload({"add", "-F", dir.File("slapd.d"), "-b", "dc=example,dc=com", "-l", ldif, "-q"});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  CHECK(HasData(dir.File("db2")));
+  CHECK_FALSE(HasData(dir.File("db1")));
+
+  // Reading back: -b below the suffix and -n 2 pick the same database, with
+  // -F and with -f.
+  for (std::vector<std::string> select :
+       {std::vector<std::string>{"-F", dir.File("slapd.d"), "-b", "uid=u1,DC=Example,dc=com"},
+        std::vector<std::string>{"-F", dir.File("slapd.d"), "-n", "2"},
+        std::vector<std::string>{"-f", dir.File("slapd.conf"), "-n", "2"}}) {
+    std::vector<std::string> args = {"cat"};
+    args.insert(args.end(), select.begin(), select.end());
+    RunResult cat = RunDirload(args);
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    CHECK(cat.out.find("dn: uid=u1,dc=example,dc=com") != std::string::npos);
+  }
+  // The first database has not been loaded: cat refuses it.
+  RunResult first = RunDirload({"cat", "-F", dir.File("slapd.d"), "-n", "1"});
+  CHECK(first.exit_code != 0);
+  CHECK(first.out.find("uid=u1") == std::string::npos);
+}
+
+TEST_CASE("configuration errors exit with status 2") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir dir;
+  for (const char* d : {"db1", "db2"}) fs::create_directories(dir.File(d));
+  std::string conf = dir.Write("slapd.conf", ConfText(dir));
+  std::string ldif = dir.Write("com.ldif", kComLdif);
+  std::string bad_index =
+      dir.Write("bad.conf", "database mdb\nsuffix dc=example,dc=com\ndirectory " + dir.File("db3") +
+                                "\nindex nosuchattr eq\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"-f", dir.path().string()}, "is a directory"},
+      {{"-f", dir.File("nothere.conf")}, "nothere.conf"},
+      {{"-F", dir.File("nothere.d")}, "nothere.d"},
+      {{"-f", bad_index}, "bad.conf:4"},
+      {{"-f", conf, "-F", dir.path().string()}, "cannot be used together"},
+      {{"-f", conf, "-b", "dc=nowhere"}, "the suffixes there are"},
+      {{"-f", conf, "-n", "7"}, "no such database"},
+      {{"-f", conf, "-n", "0"}, "config"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"add"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"-l", ldif});
+    RunResult r = RunDirload(args);
+    CAPTURE(r.Describe());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
+  CHECK_FALSE(HasData(dir.File("db1")));
+  CHECK_FALSE(HasData(dir.File("db2")));
+}
+
+}  // namespace
+}  // namespace dirload
