@@ -221,6 +221,30 @@ bool NeedsBase64(std::string_view value) {
   return false;
 }
 
+bool SlapcatNeedsBase64(std::string_view description, std::string_view value) {
+  if (value.empty()) return false;
+  auto equals_nocase = [](std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+      if ((x >= 'A' && x <= 'Z' ? x + 32 : x) != (y >= 'A' && y <= 'Z' ? y + 32 : y)) return false;
+    }
+    return true;
+  };
+  if (description.find(";binary") != std::string_view::npos ||
+      equals_nocase(description, "userPassword") || equals_nocase(description, "2.5.4.35")) {
+    return true;
+  }
+  auto graphic = [](unsigned char c) { return c > 0x20 && c < 0x7f; };
+  auto* p = reinterpret_cast<const unsigned char*>(value.data());
+  const size_t n = value.size();
+  if (!graphic(p[0]) || p[0] == ':' || p[0] == '<' || !graphic(p[n - 1])) return true;
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] < 0x20 || p[i] >= 0x7f) return true;
+  }
+  return false;
+}
+
 void AppendAttributeLine(std::string_view description, std::string_view value,
                          const WriterOptions& options, std::string* out) {
   const size_t start = out->size();
@@ -230,7 +254,7 @@ void AppendAttributeLine(std::string_view description, std::string_view value,
   size_t head = description.size() + 1;
   if (value.empty()) {
     out->push_back(':');
-  } else if (NeedsBase64(value)) {
+  } else if (options.slapcat_base64 ? SlapcatNeedsBase64(description, value) : NeedsBase64(value)) {
     out->append(":: ");
     head += 2;
     Base64Encode(value, out);

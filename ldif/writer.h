@@ -26,10 +26,20 @@ struct WriterOptions {
   // up to wrap - 1 bytes. 0 disables folding; 1 behaves as 2. 76 gives the
   // bytes of `slapcat -o ldif-wrap=76`; plain slapcat folds at 78.
   size_t wrap = 76;
+  // Choose base64 as slapcat does (SlapcatNeedsBase64) instead of by RFC
+  // 2849 alone: what `dirload cat` writes for slapd's own database format.
+  bool slapcat_base64 = false;
 };
 
 // True when `value` must be base64-encoded in LDIF (see above).
 bool NeedsBase64(std::string_view value);
+
+// slapcat's (libldap's ldif_put) stricter rule: base64 unless the value is
+// empty, or starts and ends with a graphic ASCII character, does not start
+// with ':' or '<', and holds only printable ASCII (0x20..0x7e; a tab or any
+// byte >= 0x80 means base64); always base64 for userPassword (also as
+// 2.5.4.35, any case) and for descriptions containing ";binary".
+bool SlapcatNeedsBase64(std::string_view description, std::string_view value);
 
 // Appends one `description: value` (or `::` base64) line, folded per
 // `options`, including the final "\n". An empty value is written as

@@ -1,10 +1,16 @@
 // dirload cat: slapcat's job. LDIF of every entry in ID order.
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 #include "ldif/writer.h"
 #include "lib/entry/entry_codec.h"
+#include "lib/format/format_detect.h"
+#include "lib/format/mdb/mdb_reader.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
+#include "lib/schema/dn.h"
+#include "lib/search/evaluate.h"
 #include "lib/search/ldap_url.h"
 #include "lib/store/tables.h"
 #include "tools/commands.h"
@@ -36,10 +42,9 @@ Status WriteEntry(const EntryView& e, const AttributeDictionary& dictionary, ldi
   return writer->Write(*record);
 }
 
-// cat -a, -s, -H: the entries in a scope that match a filter, found as
-// `dirload search` finds them, in ID order as slapcat writes them. As in
-// slapcat, -a wins over the URL's filter and -s over its base.
-Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
+// The scope, base and filter of -H, -s and -a: as in slapcat, -a wins over
+// the URL's filter and -s over its base.
+Result<ToolUrl> Selection(const CatArgs& a) {
   ToolUrl url;
   if (!a.url.empty()) {
     DIRLOAD_ASSIGN_OR_RETURN(url, ParseToolUrl(a.url));
@@ -49,6 +54,79 @@ Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
     url.scope = SearchScope::kSub;
   }
   if (!a.filter.empty()) url.filter = a.filter;
+  return url;
+}
+
+bool Filtered(const CatArgs& a) {
+  return !a.filter.empty() || !a.subtree.empty() || !a.url.empty();
+}
+
+// True when the normalized DN `ndn` is in `scope` of the normalized `base`.
+bool InScope(std::string_view ndn, std::string_view base, SearchScope scope) {
+  switch (scope) {
+    case SearchScope::kBase:
+      return ndn == base;
+    case SearchScope::kOne:
+      return !ndn.empty() && ParentDn(ndn) == base;
+    case SearchScope::kSub:
+      while (ndn.size() > base.size()) ndn = ParentDn(ndn);
+      return ndn == base;
+  }
+  return false;
+}
+
+// slapcat on slapd's back-mdb format: every entry in ID order, as slapcat
+// writes it (its base64 rule included). -a, -s and -H filter the scan: each
+// entry's normalized DN (from slapd's own normalized RDNs) against the base,
+// and the filter evaluated with the schema; no index is used.
+Status CatMdb(const CatArgs& a, const ResolvedDatabase& db, uint64_t* count) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbReader> reader, mdb::MdbReader::Open(db.dir));
+  std::unique_ptr<Schema> schema;
+  std::optional<FilterMatcher> matcher;
+  std::optional<DescriptionTable> descriptions;
+  std::string base;
+  SearchScope scope = SearchScope::kSub;
+  const bool filtered = Filtered(a);
+  if (filtered) {
+    DIRLOAD_ASSIGN_OR_RETURN(ToolUrl url, Selection(a));
+    DIRLOAD_ASSIGN_OR_RETURN(schema, BuildSchema(db));
+    Result<Filter> filter = ParseFilter(url.filter.value_or("(objectClass=*)"));
+    if (!filter.ok()) return filter.status().WithOrigin(ErrorOrigin::kUsage);
+    matcher.emplace(*filter, *schema);
+    descriptions.emplace(reader->dictionary(), *schema);
+    scope = url.scope;
+    if (url.base.has_value() || db.has_suffix) {
+      Result<std::string> nbase = NormalizeDn(*schema, url.base.value_or(db.suffix));
+      if (!nbase.ok())
+        return nbase.status().WithPrefix("base DN: ").WithOrigin(ErrorOrigin::kUsage);
+      base = std::move(*nbase);
+    }
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
+                           ldif::OpenByteSink(a.output, a.gzip));
+  ldif::WriterOptions wo;
+  wo.wrap = a.wrap;
+  wo.slapcat_base64 = true;
+  ldif::Writer writer(sink.get(), wo);
+  ldif::Record record;
+  DIRLOAD_RETURN_IF_ERROR(reader->ForEach([&](const mdb::MdbReadEntry& e) -> Status {
+    if (filtered) {
+      if (!InScope(e.ndn, base, scope)) return Status::Ok();
+      DIRLOAD_ASSIGN_OR_RETURN(bool match, matcher->Matches(e.view, *descriptions));
+      if (!match) return Status::Ok();
+    }
+    ++*count;
+    return WriteEntry(e.view, reader->dictionary(), &record, &writer);
+  }));
+  DIRLOAD_RETURN_IF_ERROR(writer.Flush());
+  return sink->Close();
+}
+
+// cat -a, -s, -H: the entries in a scope that match a filter, found as
+// `dirload search` finds them, in ID order as slapcat writes them. As in
+// slapcat, -a wins over the URL's filter and -s over its base.
+Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
+  DIRLOAD_ASSIGN_OR_RETURN(ToolUrl url, Selection(a));
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<SearchSession> s, OpenSearchSession(a.db));
   Result<Filter> filter = ParseFilter(url.filter.value_or("(objectClass=*)"));
   if (!filter.ok()) return filter.status().WithOrigin(ErrorOrigin::kUsage);
@@ -68,7 +146,11 @@ Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
 }
 
 Status Cat(const CatArgs& a, uint64_t* count) {
-  if (!a.filter.empty() || !a.subtree.empty() || !a.url.empty()) {
+  // The format first: the native checks below refuse slapd's database.
+  DIRLOAD_ASSIGN_OR_RETURN(ResolvedDatabase db, ResolveDatabase(a.db, /*creating=*/false));
+  DIRLOAD_ASSIGN_OR_RETURN(DatabaseFormat format, DetectDatabaseFormat(db.dir));
+  if (format == DatabaseFormat::kMdb) return CatMdb(a, db, count);
+  if (Filtered(a)) {
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                              ldif::OpenByteSink(a.output, a.gzip));
     ldif::WriterOptions wo;
@@ -78,7 +160,6 @@ Status Cat(const CatArgs& a, uint64_t* count) {
     DIRLOAD_RETURN_IF_ERROR(writer.Flush());
     return sink->Close();
   }
-  DIRLOAD_ASSIGN_OR_RETURN(ResolvedDatabase db, ResolveDatabase(a.db, /*creating=*/false));
   StoreOptions so = db.store_options;
   so.read_only = true;
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(db.backend, db.dir, so));

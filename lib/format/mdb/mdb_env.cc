@@ -1,6 +1,7 @@
 #include "lib/format/mdb/mdb_env.h"
 
 #include <lmdb.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -83,7 +84,10 @@ Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEn
   rc = mdb_env_set_maxdbs(e, kMdbMaxDbs);
   if (rc != 0) return env->EngineError(rc, "mdb_env_set_maxdbs");
   unsigned flags = 0;
-  if (options.read_only) flags |= MDB_RDONLY;
+  if (options.read_only) {
+    flags |= MDB_RDONLY;
+    if (::access((dir + "/lock.mdb").c_str(), R_OK | W_OK) != 0) flags |= MDB_NOLOCK;
+  }
   if (options.quick && !options.read_only) flags |= MDB_NOSYNC | MDB_WRITEMAP;
   rc = mdb_env_open(e, dir.c_str(), flags, 0600);
   if (rc != 0) return env->EngineError(rc, "mdb_env_open");
@@ -276,6 +280,19 @@ Status MdbTxn::Scan(MdbDb db, const std::function<Status(std::string_view, std::
   return Status::Ok();
 }
 
+Status MdbTxn::Stat(MdbDb db, MdbDbStat* out) {
+  MDB_stat st;
+  int rc = mdb_stat(Txn(txn_), db.dbi, &st);
+  if (rc != 0) return env_->EngineError(rc, "mdb_stat");
+  out->page_size = st.ms_psize;
+  out->depth = st.ms_depth;
+  out->branch_pages = st.ms_branch_pages;
+  out->leaf_pages = st.ms_leaf_pages;
+  out->overflow_pages = st.ms_overflow_pages;
+  out->entries = st.ms_entries;
+  return Status::Ok();
+}
+
 Status MdbTxn::Count(MdbDb db, uint64_t* keys, uint64_t* pairs) {
   MDB_stat stat;
   int rc = mdb_stat(Txn(txn_), db.dbi, &stat);
@@ -293,6 +310,80 @@ Status MdbTxn::Count(MdbDb db, uint64_t* keys, uint64_t* pairs) {
   mdb_cursor_close(c);
   if (rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get");
   *keys = n;
+  return Status::Ok();
+}
+
+Status MdbTxn::Last(MdbDb db, std::string_view* key, std::string_view* value) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k, v;
+  rc = mdb_cursor_get(c, &k, &v, MDB_LAST);
+  mdb_cursor_close(c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get(last)");
+  *key = View(k);
+  *value = View(v);
+  return Status::Ok();
+}
+
+Result<std::string_view> MdbTxn::GetDup(MdbDb db, std::string_view key, std::string_view probe) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k = Val(key), v = Val(probe);
+  rc = mdb_cursor_get(c, &k, &v, MDB_GET_BOTH);
+  mdb_cursor_close(c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get(both)");
+  return View(v);
+}
+
+Status MdbTxn::ReplaceDup(MdbDb db, std::string_view key, std::string_view value) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k = Val(key), v = Val(value);
+  rc = mdb_cursor_get(c, &k, &v, MDB_GET_BOTH);
+  if (rc == 0 && v.mv_size != value.size()) {
+    mdb_cursor_close(c);
+    return Status::InvalidArgument("ReplaceDup: stored duplicate has another size");
+  }
+  if (rc == 0) {
+    MDB_val nv = Val(value);
+    rc = mdb_cursor_put(c, &k, &nv, MDB_CURRENT);
+  }
+  mdb_cursor_close(c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_put(current)");
+  return Status::Ok();
+}
+
+Status MdbTxn::AppendMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size) {
+  if (size == 0 || data.size() % size != 0 || data.empty()) {
+    return Status::InvalidArgument("AppendMultiple: data is not a whole number of items");
+  }
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k = Val(key);
+  MDB_val items[2];
+  items[0].mv_size = size;
+  items[0].mv_data = const_cast<char*>(data.data());
+  items[1].mv_size = data.size() / size;
+  items[1].mv_data = nullptr;
+  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | MDB_APPEND);
+  // LMDB reports how many items it stored in items[1].mv_size.
+  size_t stored = items[1].mv_size;
+  mdb_cursor_close(c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_put(multiple)");
+  if (stored != data.size() / size) {
+    return Status::Internal("AppendMultiple: LMDB stored " + std::to_string(stored) + " of " +
+                            std::to_string(data.size() / size) + " items");
+  }
+  return Status::Ok();
+}
+
+Status MdbTxn::Drop(MdbDb db) {
+  int rc = mdb_drop(Txn(txn_), db.dbi, 0);
+  if (rc != 0) return env_->EngineError(rc, "mdb_drop");
   return Status::Ok();
 }
 

@@ -65,6 +65,16 @@ enum class MdbPutMode {
   kAppendDup,    // duplicate greater than the key's others (MDB_APPENDDUP)
 };
 
+// mdb_stat of one sub-database.
+struct MdbDbStat {
+  uint32_t page_size = 0;
+  uint32_t depth = 0;
+  uint64_t branch_pages = 0;
+  uint64_t leaf_pages = 0;
+  uint64_t overflow_pages = 0;
+  uint64_t entries = 0;  // pairs, duplicates included
+};
+
 class MdbEnv;
 
 // A transaction. Move-only; aborts in its destructor unless committed.
@@ -88,6 +98,24 @@ class MdbTxn {
               const std::function<Status(std::string_view key, std::string_view value)>& fn);
   // Number of keys (not duplicates) and of pairs.
   Status Count(MdbDb db, uint64_t* keys, uint64_t* pairs);
+  Status Stat(MdbDb db, MdbDbStat* out);
+
+  // The greatest key and its (first) value; NotFound when `db` is empty.
+  Status Last(MdbDb db, std::string_view* key, std::string_view* value);
+  // Dup tables: the stored duplicate of `key` that the table's duplicate
+  // order finds equal to `probe` (on dn2i: the node with probe's nrdn);
+  // NotFound if none.
+  Result<std::string_view> GetDup(MdbDb db, std::string_view key, std::string_view probe);
+  // Replaces the duplicate of `key` equal to `value` in duplicate order with
+  // `value`. REQUIRES: the stored one has value's size (LMDB rewrites it in
+  // place). NotFound if there is none.
+  Status ReplaceDup(MdbDb db, std::string_view key, std::string_view value);
+  // DUPFIXED tables: appends `count` duplicates of `size` bytes each, back
+  // to back in `data`, under `key` with one MDB_MULTIPLE put. REQUIRES: key
+  // greater than every key present, duplicates ascending.
+  Status AppendMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size);
+  // Removes every pair of `db`, keeping the sub-database.
+  Status Drop(MdbDb db);
 
   Status Commit();
   void Abort();
@@ -102,7 +130,11 @@ class MdbTxn {
 class MdbEnv {
  public:
   // Opens (a writer also creates) the environment in the existing directory
-  // `dir` and its sub-databases.
+  // `dir` and its sub-databases. A reader uses the lock file as mdb_dump
+  // does (safe while slapd writes), except when lock.mdb is absent (using it
+  // would create it; then nothing uses the environment) or cannot be
+  // written (another user's files; then a running slapd is not excluded):
+  // then it reads without it (MDB_NOLOCK).
   static Result<std::unique_ptr<MdbEnv>> Open(const std::string& dir, const MdbEnvOptions& options);
   ~MdbEnv();
   MdbEnv(const MdbEnv&) = delete;

@@ -1,0 +1,380 @@
+#include "lib/format/mdb/mdb_index_writer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/index/sorted_runs.h"
+#include "lib/schema/matching_rule.h"
+#include "lib/schema/schema.h"
+#include "lib/schema/syntax.h"
+
+namespace dirload::mdb {
+namespace {
+
+constexpr std::string_view kObjectClassOid = "2.5.4.0";
+
+uint64_t Little(std::string_view b) {
+  uint64_t v = 0;
+  for (size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
+  return v;
+}
+
+Status ConfigError(const IndexSpec& spec, std::string what) {
+  return Status::Unsupported("index " + std::string(spec.name()) + ": " + what +
+                             " keys of back-mdb are not supported")
+      .WithOrigin(ErrorOrigin::kConfiguration);
+}
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+// Key numbering: most keys are hashes of 4 or 8 bytes, so keys of up to 8
+// bytes are looked up in an open-addressing table on their packed bytes
+// (the hot path of the scan); longer ones (index_intlen > 8) in a map.
+class KeyNumbers {
+ public:
+  // The number of `key`, giving it the next one when new.
+  uint32_t Number(std::string_view key, std::vector<std::string>* keys) {
+    if (key.size() > 8) {
+      auto it = long_.find(key);
+      if (it != long_.end()) return it->second;
+      uint32_t n = static_cast<uint32_t>(keys->size());
+      keys->emplace_back(key);
+      long_.emplace(std::string(key), n);
+      return n;
+    }
+    uint64_t packed = 0;
+    std::memcpy(&packed, key.data(), key.size());
+    const uint8_t len = static_cast<uint8_t>(key.size());
+    if (used_ * 2 >= slots_.size()) Grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(packed, len) & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.len == 0) {
+        s = Slot{packed, static_cast<uint32_t>(keys->size()), static_cast<uint8_t>(len + 1)};
+        ++used_;
+        keys->emplace_back(key);
+        return s.number;
+      }
+      if (s.packed == packed && s.len == len + 1) return s.number;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t packed = 0;
+    uint32_t number = 0;
+    uint8_t len = 0;  // key length + 1; 0 marks a free slot
+  };
+  static size_t Hash(uint64_t packed, uint8_t len) {
+    uint64_t h = (packed ^ len) * 0x9e3779b97f4a7c15ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.len == 0) continue;
+      size_t i = Hash(s.packed, static_cast<uint8_t>(s.len - 1)) & mask;
+      while (slots_[i].len != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> long_;
+};
+
+// One index database being built.
+struct Target {
+  const IndexSpec* spec = nullptr;
+  MdbDb db;
+  bool object_class = false;
+  bool integer = false;
+  KeyNumbers numbers;
+  std::vector<std::string> keys;  // by number
+  // key number << 32 | ID: one word per pair sorts fast and halves memory.
+  std::vector<uint64_t> pairs;
+
+  size_t key_bytes = 0;  // held by `keys`, roughly
+
+  void Add(std::string_view key, uint64_t id) {
+    size_t before = keys.size();
+    pairs.push_back(uint64_t{numbers.Number(key, &keys)} << 32 | id);
+    if (keys.size() != before) key_bytes += 48 + (key.size() > 15 ? key.size() : 0);
+  }
+  size_t memory() const { return pairs.capacity() * 8 + key_bytes; }
+};
+
+// Sorts `t`'s pairs and calls fn(key, ids) per key in memcmp key order
+// with its distinct IDs ascending, then releases the target's memory.
+template <typename Fn>
+Status DrainSorted(Target& t, Fn&& fn) {
+  std::vector<uint32_t> order(t.keys.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return t.keys[a] < t.keys[b]; });
+  std::vector<uint32_t> rank(order.size());
+  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
+  for (uint64_t& p : t.pairs) p = uint64_t{rank[p >> 32]} << 32 | (p & 0xffffffffu);
+  std::sort(t.pairs.begin(), t.pairs.end());
+  t.pairs.erase(std::unique(t.pairs.begin(), t.pairs.end()), t.pairs.end());
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < t.pairs.size();) {
+    const uint64_t rank_bits = t.pairs[i] >> 32;
+    ids.clear();
+    while (i < t.pairs.size() && (t.pairs[i] >> 32) == rank_bits) {
+      ids.push_back(t.pairs[i] & 0xffffffffu);
+      ++i;
+    }
+    DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(t.keys[order[rank_bits]]), ids));
+  }
+  // Assigning {} would keep the capacity: swap to release it.
+  std::vector<uint64_t>().swap(t.pairs);
+  std::vector<std::string>().swap(t.keys);
+  t.numbers = KeyNumbers();
+  t.key_bytes = 0;
+  return Status::Ok();
+}
+
+// Writes index databases key by key, in ascending (database, key) order.
+class KeyWriter {
+ public:
+  KeyWriter(MdbEnv& env, uint32_t puts_per_txn, MdbIndexStats* stats)
+      : env_(env), puts_per_txn_(puts_per_txn), stats_(stats) {}
+
+  Status Put(MdbDb db, std::string_view key, std::span<const uint64_t> ids) {
+    if (!txn_) {
+      DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_.Begin(true));
+      txn_.emplace(std::move(t));
+    }
+    std::vector<uint64_t> dups = MdbIdListDuplicates(ids);
+    stats_->ids += ids.size();
+    stats_->keys += 1;
+    if (dups.size() != ids.size()) stats_->ranges += 1;
+    data_.clear();
+    for (uint64_t d : dups) data_ += MdbIdBytes(d);
+    // One MDB_MULTIPLE put per key: measured faster than a put per ID.
+    DIRLOAD_RETURN_IF_ERROR(txn_->AppendMultiple(db, key, data_, 8));
+    puts_ += dups.size();
+    if (puts_ >= puts_per_txn_) return Commit();
+    return Status::Ok();
+  }
+  Status Commit() {
+    puts_ = 0;
+    if (!txn_) return Status::Ok();
+    Status st = txn_->Commit();
+    txn_.reset();
+    return st;
+  }
+
+ private:
+  MdbEnv& env_;
+  uint32_t puts_per_txn_;
+  MdbIndexStats* stats_;
+  std::optional<MdbTxn> txn_;
+  uint64_t puts_ = 0;
+  std::string data_;
+};
+
+Status CheckSupported(const IndexSpec& spec) {
+  const AttributeType& t = *spec.type;
+  if (spec.Has(kIndexApprox)) return ConfigError(spec, "approx");
+  if (spec.Has(kIndexSubstr) && (spec.mask & kIndexSubstr) != kIndexSubstr) {
+    return ConfigError(spec, "partial substring");
+  }
+  if (spec.Has(kIndexSubstr) && t.substr == nullptr) {
+    return ConfigError(spec, "substring (no SUBSTR rule)");
+  }
+  if (spec.Has(kIndexEquality)) {
+    if (t.equality == nullptr) return ConfigError(spec, "equality (no EQUALITY rule)");
+    switch (t.equality->normalizer) {
+      case Normalizer::kGeneralizedTime:
+      case Normalizer::kUniqueMember:
+        return ConfigError(spec, "equality");
+      default:
+        break;
+    }
+    // CSNMatch: ordered keys (csnIndexer).
+    if (t.equality->oid == "1.3.6.1.4.1.4203.666.11.2.2") return ConfigError(spec, "CSN");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
+                                            const std::vector<IndexSpec>& specs,
+                                            const MdbIndexOptions& options) {
+  MdbIndexStats stats;
+  std::vector<Target> targets(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    DIRLOAD_RETURN_IF_ERROR(CheckSupported(specs[i]));
+    targets[i].spec = &specs[i];
+    DIRLOAD_ASSIGN_OR_RETURN(targets[i].db, env.Index(specs[i].name()));
+    targets[i].object_class = specs[i].type->oid == kObjectClassOid;
+    targets[i].integer = specs[i].type->equality != nullptr &&
+                         specs[i].type->equality->normalizer == Normalizer::kInteger;
+  }
+
+  {
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(true));
+    for (Target& t : targets) {
+      if (options.rebuild) {
+        DIRLOAD_RETURN_IF_ERROR(txn.Drop(t.db));
+        continue;
+      }
+      uint64_t keys = 0, pairs = 0;
+      DIRLOAD_RETURN_IF_ERROR(txn.Count(t.db, &keys, &pairs));
+      if (pairs != 0) {
+        return Status::InvalidArgument(env.path() + ": index database " +
+                                       std::string(t.spec->name()) + " is not empty")
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
+    }
+    DIRLOAD_RETURN_IF_ERROR(txn.Commit());
+  }
+
+  // Scan id2e. Per ad2i number: the targets its values go to.
+  DIRLOAD_ASSIGN_OR_RETURN(MdbTxn rtxn, env.Begin(false));
+  {
+    std::string_view last_key, last_value;
+    Status st = rtxn.Last(env.id2e(), &last_key, &last_value);
+    if (st.ok() && Little(last_key) > 0xffffffffu) {
+      return Status::Unsupported(env.path() + ": entry IDs beyond 2^32 - 1")
+          .WithOrigin(ErrorOrigin::kDatabase);
+    }
+    if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
+  }
+  std::vector<std::optional<std::vector<size_t>>> routes;  // by adx
+  std::vector<std::pair<size_t, std::string>> ad2i;
+  DIRLOAD_RETURN_IF_ERROR(rtxn.Scan(env.ad2i(), [&](std::string_view k, std::string_view v) {
+    ad2i.emplace_back(Little(k), std::string(v));
+    return Status::Ok();
+  }));
+  for (auto& [n, text] : ad2i) {
+    if (routes.size() <= n) routes.resize(n + 1);
+    std::vector<size_t> to;
+    Result<AttributeDescription> desc = schema.ParseAttributeDescription(text);
+    if (desc.ok()) {
+      for (const IndexSpec* s : IndexTargets(specs, desc->type)) {
+        to.push_back(static_cast<size_t>(s - specs.data()));
+      }
+    }
+    routes[n] = std::move(to);
+  }
+
+  // Beyond the memory budget, the pairs gathered so far go to a sorted run
+  // file; the runs are merged at the end. Runs are cut between entries, so
+  // a key's IDs in a later run all follow those of an earlier one.
+  std::unique_ptr<ScopedTempDir> run_dir;
+  std::vector<std::string> runs;
+  auto spill = [&]() -> Status {
+    if (!run_dir) {
+      DIRLOAD_ASSIGN_OR_RETURN(run_dir, ScopedTempDir::Create(options.temp_dir));
+    }
+    std::string path = run_dir->path() + "/run" + std::to_string(runs.size());
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<RunWriter> run, RunWriter::Create(path));
+    for (uint32_t ti = 0; ti < targets.size(); ++ti) {
+      DIRLOAD_RETURN_IF_ERROR(
+          DrainSorted(targets[ti], [&](std::string_view key, std::span<const uint64_t> ids) {
+            return run->Add(ti, key, ids);
+          }));
+    }
+    DIRLOAD_RETURN_IF_ERROR(run->Finish());
+    runs.push_back(std::move(path));
+    stats.runs = runs.size();
+    return Status::Ok();
+  };
+  auto memory = [&]() {
+    size_t m = 0;
+    for (const Target& t : targets) m += t.memory();
+    return m;
+  };
+
+  const MdbKeyOptions& ko = options.keys;
+  const std::string presence = MdbPresenceKey();
+  std::vector<std::string> keys;
+  DIRLOAD_RETURN_IF_ERROR(rtxn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
+    uint64_t id = Little(k);
+    DIRLOAD_ASSIGN_OR_RETURN(MdbEntry e, DecodeMdbEntry(v));
+    ++stats.entries;
+    for (const MdbAttribute& a : e.attributes) {
+      if (a.adx >= routes.size() || !routes[a.adx]) {
+        return Status::Corruption(env.path() + ": id2e entry " + std::to_string(id) +
+                                  " uses ad2i number " + std::to_string(a.adx) +
+                                  ", which ad2i lacks")
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
+      if (a.multival) {
+        return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
+      const std::vector<std::string>& vals = a.normalized ? *a.normalized : a.values;
+      for (size_t ti : *routes[a.adx]) {
+        Target& t = targets[ti];
+        const IndexSpec& s = *t.spec;
+        const AttributeType& x = *s.type;
+        if (s.Has(kIndexPresence)) t.Add(presence, id);
+        keys.clear();
+        if (s.Has(kIndexEquality)) {
+          if (t.object_class) {
+            MdbObjectClassKeys(ko, ExpandObjectClasses(schema, vals), &keys);
+          } else if (t.integer) {
+            for (const std::string& val : vals) {
+              // slapd stores no key for a value integerIndexer cannot read.
+              Result<std::string> ik = MdbIntegerKey(ko, val);
+              if (ik.ok()) keys.push_back(std::move(*ik));
+            }
+          } else {
+            MdbEqualityKeys(ko, x.name(), x.syntax->oid, x.equality->oid, vals, &keys);
+          }
+        }
+        if (s.Has(kIndexSubstr)) {
+          MdbSubstringKeys(ko, x.name(), x.syntax->oid, x.substr->oid, vals, &keys);
+        }
+        for (const std::string& key : keys) t.Add(key, id);
+      }
+    }
+    if (options.memory_budget != 0 && memory() > options.memory_budget) {
+      return spill();
+    }
+    return Status::Ok();
+  }));
+  rtxn.Abort();
+
+  KeyWriter writer(env, options.puts_per_txn, &stats);
+  if (runs.empty()) {
+    // Everything fitted in memory: write each index in key order.
+    for (Target& t : targets) {
+      DIRLOAD_RETURN_IF_ERROR(
+          DrainSorted(t, [&](std::string_view key, std::span<const uint64_t> ids) {
+            return writer.Put(t.db, key, ids);
+          }));
+      DIRLOAD_RETURN_IF_ERROR(writer.Commit());
+    }
+  } else {
+    DIRLOAD_RETURN_IF_ERROR(spill());
+    DIRLOAD_RETURN_IF_ERROR(
+        MergeRuns(runs, size_t{256} << 10,
+                  [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
+                    return writer.Put(targets[table].db, key, ids);
+                  }));
+    DIRLOAD_RETURN_IF_ERROR(writer.Commit());
+  }
+  DIRLOAD_RETURN_IF_ERROR(env.Sync());
+  return stats;
+}
+
+}  // namespace dirload::mdb

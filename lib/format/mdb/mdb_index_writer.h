@@ -1,0 +1,78 @@
+// MdbIndexWriter: phase 2 of a bulk load into slapd 2.5's back-mdb format,
+// and slapindex's rebuild: fills the index databases from id2e.
+//
+// One scan of id2e in ID order decodes every entry and makes, per attribute
+// record, the keys of every configured index that receives it: the index on
+// the record's type and those on its supertypes (an index on `name` gets cn
+// and sn values, cn;lang-de goes to cn's index), as back-mdb's index.c does.
+// Keys hash the INDEXED type's canonical name, syntax and rules, and are
+// made from the stored normalized copies (the values when there are none).
+// The (key, ID) pairs of each index are sorted by key in memcmp order (LMDB's
+// default key order, which the index databases use) and written key by key,
+// all of a key's IDs in one MDB_MULTIPLE | MDB_APPEND put (so every page is
+// filled once; measured faster than one MDB_APPENDDUP put per ID). A key
+// with more than kMdbMaxIdsPerKey IDs is stored as the range {0, lo, hi}.
+//
+// Supported kinds: pres; eq on rules slapd indexes by hashing the normalized
+// value (the string rules, DN, OID with objectClass's superclass expansion,
+// telephone, numeric string, IA5, boolean, bit/octet string, UUID) and on
+// integerMatch (ordered keys); sub (all three kinds together). approx,
+// partial substring kinds and eq on generalizedTime, CSN and uniqueMember
+// rules are Unsupported (kConfiguration): their keys are not implemented.
+//
+// Memory: pairs are held as one word each (key number, 32-bit ID: entry IDs
+// beyond 2^32 - 1 are Unsupported) plus one copy of each distinct key. When
+// they exceed MdbIndexOptions::memory_budget, the pairs gathered so far are
+// sorted into a run file (lib/index/sorted_runs.h) and the runs are merged
+// at the end; with a budget of 0 everything stays in memory.
+//
+// Thread safety: one thread; the MdbEnv must not see other writers meanwhile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/format/mdb/mdb_env.h"
+#include "lib/format/mdb/mdb_index_keys.h"
+#include "lib/index/index_spec.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+class Schema;
+}
+
+namespace dirload::mdb {
+
+struct MdbIndexOptions {
+  MdbKeyOptions keys;  // slapd.conf's index_* settings
+  // Empty each index database first (slapindex); otherwise they must be empty.
+  bool rebuild = false;
+  // Puts per write transaction (bounds LMDB's dirty page list).
+  uint32_t puts_per_txn = 200000;
+  // Bytes of (key, ID) pairs held before spilling a sorted run; 0: no limit.
+  size_t memory_budget = size_t{1} << 30;
+  // Where run files go (a private directory under it); empty: $TMPDIR or /tmp.
+  std::string temp_dir;
+};
+
+struct MdbIndexStats {
+  uint64_t entries = 0;  // entries scanned
+  uint64_t keys = 0;     // distinct keys written, all indexes
+  uint64_t ids = 0;      // (key, ID) pairs before the range form
+  uint64_t ranges = 0;   // keys stored as {0, lo, hi}
+  uint64_t runs = 0;     // sorted run files spilled (0: all in memory)
+};
+
+class MdbIndexWriter {
+ public:
+  // Builds the index databases of `specs` (one per spec, named by the type's
+  // canonical name, open in `env`: MdbEnvOptions::index_names) from id2e,
+  // then syncs. InvalidArgument (kDatabase) when a database is not empty
+  // and !options.rebuild; NotFound when one is not open.
+  static Result<MdbIndexStats> Build(MdbEnv& env, const Schema& schema,
+                                     const std::vector<IndexSpec>& specs,
+                                     const MdbIndexOptions& options);
+};
+
+}  // namespace dirload::mdb

@@ -1,0 +1,132 @@
+#include "lib/format/mdb/mdb_normalized.h"
+
+#include <array>
+
+#include "lib/schema/attribute_type.h"
+#include "lib/schema/matching_rule.h"
+#include "lib/schema/normalize.h"
+#include "lib/schema/object_class.h"
+#include "lib/schema/schema.h"
+
+namespace dirload::mdb {
+namespace {
+
+// Equality-capable rules that slapd 2.5 defines without a normalizer
+// (schema_init.c, mrule_defs: the normalize slot is NULL).
+constexpr std::array<std::string_view, 12> kRulesWithoutNormalizer = {
+    "2.5.13.0",                   // objectIdentifierMatch
+    "2.5.13.13",                  // booleanMatch
+    "2.5.13.14",                  // integerMatch
+    "2.5.13.16",                  // bitStringMatch
+    "2.5.13.17",                  // octetStringMatch
+    "2.5.13.22",                  // presentationAddressMatch
+    "2.5.13.24",                  // protocolInformationMatch
+    "2.5.13.35",                  // certificateMatch
+    "2.5.13.39",                  // certificateListMatch
+    "2.5.13.46",                  // attributeCertificateMatch
+    "1.3.6.1.4.1.4203.666.4.1",   // authPasswordMatch
+    "1.3.6.1.4.1.4203.666.4.13",  // privateKeyMatch
+};
+
+// slapd's SLAP_OC_* bits (slap.h).
+constexpr uint32_t kOcAlias = 0x0001;
+constexpr uint32_t kOcReferral = 0x0002;
+constexpr uint32_t kOcSubentry = 0x0004;
+constexpr uint32_t kOcDynamicObject = 0x0008;
+constexpr uint32_t kOcCollectiveAttributeSubentry = 0x0010;
+constexpr uint32_t kOcGlue = 0x0020;
+constexpr uint32_t kOcSyncConsumerSubentry = 0x0040;
+constexpr uint32_t kOcSyncProviderSubentry = 0x0080;
+constexpr uint32_t kOcEnd = 0x0100;
+constexpr uint32_t kOcOperational = 0x4000;
+constexpr uint32_t kOcHide = 0x8000;  // slapd built without SLAP_SCHEMA_EXPOSE
+constexpr uint32_t kOcHardcode = 0x10000;
+
+struct ClassFlags {
+  std::string_view oid;
+  uint32_t flags;
+};
+
+// The classes slapd defines itself (schema_prep.c oc_map); as built-in
+// definitions they all carry kOcHardcode.
+constexpr std::array<ClassFlags, 12> kSlapdClasses = {{
+    {"2.5.6.0", 0},                                             // top
+    {"1.3.6.1.4.1.1466.101.120.111", kOcOperational},           // extensibleObject
+    {"2.5.6.1", kOcAlias | kOcOperational},                     // alias
+    {"2.16.840.1.113730.3.2.6", kOcReferral | kOcOperational},  // referral
+    {"1.3.6.1.4.1.4203.1.4.1", kOcOperational},                 // OpenLDAProotDSE
+    {"2.5.17.0", kOcSubentry | kOcOperational},                 // subentry
+    {"2.5.20.1", kOcOperational},                               // subschema
+    {"2.5.17.2", kOcCollectiveAttributeSubentry | kOcOperational | kOcHide},
+    {"1.3.6.1.4.1.1466.101.119.2", kOcDynamicObject},  // dynamicObject
+    {"1.3.6.1.4.1.4203.666.3.4", kOcGlue | kOcOperational | kOcHide},
+    {"1.3.6.1.4.1.4203.666.3.5", kOcSyncConsumerSubentry | kOcOperational | kOcHide},
+    {"1.3.6.1.4.1.4203.666.3.6", kOcSyncProviderSubentry | kOcOperational | kOcHide},
+}};
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool SlapdRuleHasNormalizer(const MatchingRule& rule) {
+  for (std::string_view oid : kRulesWithoutNormalizer) {
+    if (rule.oid == oid) return false;
+  }
+  return true;
+}
+
+bool MdbStoresNormalized(const AttributeType& type) {
+  return type.equality != nullptr && SlapdRuleHasNormalizer(*type.equality);
+}
+
+Status MdbNormalizedValue(const Schema& schema, const AttributeType& type, std::string_view value,
+                          std::string* out) {
+  Status st = NormalizeEquality(schema, type, value, out);
+  if (!st.ok()) {
+    return st.WithPrefix(std::string(type.name()) + ": ").WithOrigin(ErrorOrigin::kInput);
+  }
+  if (type.equality->normalizer == Normalizer::kUuid) {
+    // UUIDNormalize keeps the 16 bytes the hex digits spell.
+    std::string raw;
+    int hi = -1;
+    for (char c : *out) {
+      int d = HexDigit(c);
+      if (d < 0) continue;  // the dashes
+      if (hi < 0) {
+        hi = d;
+      } else {
+        raw.push_back(static_cast<char>(hi << 4 | d));
+        hi = -1;
+      }
+    }
+    if (raw.size() != 16 || hi >= 0) {
+      return Status::InvalidArgument(std::string(type.name()) +
+                                     ": not a UUID: " + std::string(value))
+          .WithOrigin(ErrorOrigin::kInput);
+    }
+    *out = std::move(raw);
+  }
+  return Status::Ok();
+}
+
+uint32_t SlapdObjectClassFlags(const Schema& schema, std::string_view name_or_oid) {
+  const ObjectClass* oc = schema.FindObjectClass(name_or_oid);
+  if (oc == nullptr) return 0;
+  for (const ClassFlags& c : kSlapdClasses) {
+    if (oc->oid == c.oid) return c.flags | kOcHardcode;
+  }
+  return 0;
+}
+
+uint32_t MdbEntryOcFlags(const Schema& schema, std::span<const std::string_view> values) {
+  uint32_t flags = kOcEnd;
+  for (std::string_view v : values) flags |= SlapdObjectClassFlags(schema, v);
+  return flags;
+}
+
+}  // namespace dirload::mdb

@@ -1,0 +1,153 @@
+// MdbLoadWriter: phase 1 of a bulk load into slapd 2.5's back-mdb format:
+// the entries (id2e), the attribute descriptions (ad2i) and the DN tree
+// (dn2i). Index databases are phase 2 (mdb_index_writer.h), built from id2e.
+//
+// Entries arrive in ascending ID order with parents before children (as
+// slapadd assigns IDs). Each is encoded at once with slapd's normalized
+// copies and ocflags (mdb_normalized.h) and appended to id2e; ad2i numbers
+// are given in order of first use. What dn2i needs (parent, normalized RDN,
+// RDN) is kept in one arena and written at Finish(), when every entry's
+// nsubs (1 + its descendants) is known: key by key in ID order, each key's
+// duplicates in slapd's dup order, so every put is an append and pages stay
+// full. Key 0 holds the dummy root node and the suffix's child node.
+//
+// Attribute records: the values of one description (canonical spelling,
+// "cn;lang-de") are merged into one record in order of first appearance,
+// as slapadd without -q does.
+//
+// Append (OpenExisting): loads more entries into a database slapd or
+// dirload wrote. The existing ad2i numbers are kept and extended, the new IDs
+// must exceed the last stored one, and Finish() adds the new nodes under
+// existing parents and raises the nsubs of every existing ancestor (the
+// child node under its grandparent, rewritten in place).
+//
+// Failure leaves a partial database: the caller removes the directory (for
+// a new load) or keeps the backup it made.
+//
+// Thread safety: one thread; the Schema must outlive the writer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/format/mdb/mdb_env.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+class Schema;
+}
+
+namespace dirload::mdb {
+
+struct MdbWriterOptions {
+  uint64_t map_size = 0;  // slapd's maxsize; 0: LMDB's default or the existing size
+  bool quick = false;     // slapadd -q: MDB_NOSYNC | MDB_WRITEMAP, one sync at the end
+  // Index databases to create (empty) so that slapd finds them; phase 2
+  // fills them.
+  std::vector<std::string> index_names;
+  // Entries per write transaction (bounds LMDB's dirty page list).
+  uint32_t entries_per_txn = 20000;
+};
+
+// One attribute value of an entry, as read.
+struct MdbValue {
+  std::string_view description;  // as written ("CN;lang-DE")
+  std::string_view value;
+  // A value slapadd generates itself (createTimestamp, modifyTimestamp,
+  // entryCSN): stored without a normalized copy. Decided per attribute
+  // record, by its first value.
+  bool generated = false;
+};
+
+// The leftmost RDN of an RFC 4514 DN string (normalized or as given): up to
+// the first ',' that no backslash escapes; the whole DN if there is none.
+std::string_view MdbLeftmostRdn(std::string_view dn);
+
+class MdbLoadWriter {
+ public:
+  // A new database in the existing directory `dir`; AlreadyExists (origin
+  // kDatabase) when id2e already holds entries.
+  static Result<std::unique_ptr<MdbLoadWriter>> Create(const Schema& schema, const std::string& dir,
+                                                       const MdbWriterOptions& options);
+  // An existing database, to append to (slapadd onto a populated database).
+  static Result<std::unique_ptr<MdbLoadWriter>> OpenExisting(const Schema& schema,
+                                                             const std::string& dir,
+                                                             const MdbWriterOptions& options);
+  ~MdbLoadWriter();
+  MdbLoadWriter(const MdbLoadWriter&) = delete;
+  MdbLoadWriter& operator=(const MdbLoadWriter&) = delete;
+
+  // Adds entry `id`, child of `parent_id` (0 for the suffix entry), whose
+  // leftmost RDN is `nrdn` normalized and `rdn` in slapd's "pretty" form,
+  // which is what slapcat prints (for the suffix entry: the whole suffix
+  // DN, both ways).
+  // REQUIRES: id greater than every earlier (and stored) ID; parent_id 0, an
+  // ID added before, or a stored ID (append; looked up at Finish()).
+  // Errors: InvalidArgument (origin kInput) for an undefined attribute type
+  // or a value without a normalized form; InvalidArgument (kUsage) for an ID
+  // out of order or an unknown parent; kStorage errors from LMDB.
+  Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn, std::string_view rdn,
+                  std::span<const MdbValue> values);
+
+  // Writes dn2i, commits and syncs. No AddEntry after it.
+  Status Finish();
+
+  // The last ID stored (0 for an empty database): the next entry's ID - 1.
+  uint64_t last_id() const { return last_id_; }
+  uint64_t entries_added() const { return nodes_.size(); }
+  // ad2i: description -> number, every one known so far.
+  const std::unordered_map<std::string, uint32_t>& ad2i() const { return ad2i_; }
+  MdbEnv& env() { return *env_; }
+
+ private:
+  MdbLoadWriter(const Schema& schema, const MdbWriterOptions& options)
+      : schema_(schema), options_(options) {}
+  static Result<std::unique_ptr<MdbLoadWriter>> Open(const Schema& schema, const std::string& dir,
+                                                     const MdbWriterOptions& options,
+                                                     bool existing);
+  Status ReadExisting();
+  Status EnsureTxn();
+  Result<uint32_t> Ad2iNumber(const std::string& description);
+  Status WriteDn2i();
+  // Append mode: nodes of new entries under a stored parent, and nsubs of
+  // stored ancestors.
+  Status UpdateStoredAncestors(uint64_t stored_parent, uint64_t added);
+
+  // One entry's dn2i facts; the RDNs live in arena_.
+  struct Node {  // 32 bytes per entry
+    uint64_t id;
+    uint64_t parent;
+    uint64_t offset;  // nrdn then rdn, back to back in arena_
+    uint32_t nrdn_len;
+    uint32_t rdn_len;
+  };
+  std::string_view Nrdn(const Node& n) const {
+    return std::string_view(arena_).substr(n.offset, n.nrdn_len);
+  }
+  std::string_view Rdn(const Node& n) const {
+    return std::string_view(arena_).substr(n.offset + n.nrdn_len, n.rdn_len);
+  }
+  // Index of `id` in nodes_, or -1 when it is not a new entry.
+  int64_t NodeIndex(uint64_t id) const;
+
+  const Schema& schema_;
+  MdbWriterOptions options_;
+  std::unique_ptr<MdbEnv> env_;
+  std::optional<MdbTxn> txn_;
+  uint32_t txn_entries_ = 0;
+  bool finished_ = false;
+  uint64_t first_new_id_ = 0;  // IDs up to this are stored ones
+  uint64_t last_id_ = 0;
+  std::unordered_map<std::string, uint32_t> ad2i_;
+  std::vector<Node> nodes_;
+  std::string arena_;
+  std::string encoded_;  // reused encoding buffer
+};
+
+}  // namespace dirload::mdb
