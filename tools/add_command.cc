@@ -7,6 +7,7 @@
 #include "lib/pipeline/entry_checker.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
+#include "lib/pipeline/mdb_load.h"
 #include "lib/pipeline/run_stats.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -37,6 +38,7 @@ struct AddArgs {
   uint64_t skip_to_line = 0;
   std::string rootdn;  // overrides the configuration's
   CommonToolArgs tool;
+  std::string format;  // mdb, native; empty: as ChooseLoadFormat decides
 };
 
 // Without a reject file, -c still says what it rejected: each record's file,
@@ -107,8 +109,49 @@ int RunAdd(AddArgs a) {
   }
   ldif::Reader reader(std::move(*source), reader_options);
 
-  std::unique_ptr<Store> store;
+  DatabaseFormat format = DatabaseFormat::kNative;
   if (!a.dry_run) {
+    Result<DatabaseFormat> chosen = ChooseLoadFormat(db->dir, a.format, db->database_type);
+    if (!chosen.ok()) return ReportError(chosen.status());
+    format = *chosen;
+  }
+  std::unique_ptr<Store> store;
+  std::unique_ptr<MdbLoad> mdb_load;
+  if (!a.dry_run && format == DatabaseFormat::kMdb) {
+    if (db->backend == Backend::kBdb) {
+      return ReportError(Status::InvalidArgument("slapd's back-mdb format is LMDB only: use "
+                                                 "--format native with --backend bdb")
+                             .WithOrigin(ErrorOrigin::kUsage));
+    }
+    MdbLoadOptions mo;
+    mo.suffix = db->suffix;
+    // slapd's maxsize, else room enough: LMDB maps it sparsely.
+    mo.writer.map_size =
+        db->store_options.lmdb_map_size != 0 ? db->store_options.lmdb_map_size : uint64_t{64} << 30;
+    mo.writer.quick = true;  // one sync at the end, as slapadd -q
+    if (!a.no_index) {
+      for (const IndexSpec& spec : index_config->specs()) {
+        mo.writer.index_names.emplace_back(spec.name());
+      }
+    }
+    mo.index.keys.hash64 = db->index_tuning.hash64;
+    mo.index.keys.substr_if_minlen = db->index_tuning.substr_if_minlen;
+    mo.index.keys.substr_if_maxlen = db->index_tuning.substr_if_maxlen;
+    mo.index.keys.substr_any_len = db->index_tuning.substr_any_len;
+    mo.index.keys.substr_any_step = db->index_tuning.substr_any_step;
+    mo.index.keys.intlen = db->index_tuning.intlen;
+    mo.index.memory_budget = index_options->builder.sort_memory;
+    mo.index.temp_dir = index_options->builder.tmpdir;
+    Result<std::unique_ptr<MdbLoad>> begun = MdbLoad::Begin(db->dir, **schema, mo);
+    if (!begun.ok()) return ReportError(begun.status());
+    mdb_load = std::move(*begun);
+    if (a.no_index && !index_config->empty()) {
+      std::fprintf(stderr,
+                   "dirload: warning: --no-index on slapd's format: slapd records no index "
+                   "state and will answer indexed searches from empty indexes until "
+                   "'dirload index' builds them\n");
+    }
+  } else if (!a.dry_run) {
     StoreOptions so = db->store_options;
     so.create = true;
     Result<std::unique_ptr<Store>> opened = Store::Open(db->backend, db->dir, so);
@@ -138,9 +181,20 @@ int RunAdd(AddArgs a) {
   lo.sid = a.sid;
   lo.write_context_csn = a.context_csn;
   lo.skip_to_line = a.skip_to_line;
-  Loader loader(lo, store.get(), &checker, rejects.get(), &progress);
+  if (mdb_load) lo.sink = mdb_load->sink();
+  Loader loader(lo, mdb_load ? mdb_load->scratch() : store.get(), &checker, rejects.get(),
+                &progress);
   PhaseClock clock;
   Result<LoadSummary> summary = loader.Run(&reader);
+  if (summary.ok() && mdb_load) {
+    Status finished = mdb_load->FinishEntries();
+    if (!finished.ok()) summary = finished;
+  }
+  if (!summary.ok() && mdb_load) {
+    int code = ReportError(summary.status());
+    std::fprintf(stderr, "dirload: nothing was changed in %s\n", db->dir.c_str());
+    return code;
+  }
   if (!summary.ok()) {
     int code = ReportError(summary.status());
     // A refused database already said what to do.
@@ -168,6 +222,37 @@ int RunAdd(AddArgs a) {
     p.counters.push_back({"rejected", static_cast<double>(summary->rejected)});
     if (store) AddCacheCounters(store.get(), &p);
     stats.phases.push_back(std::move(p));
+  }
+  if (mdb_load) {
+    if (!a.no_index && !index_config->empty()) {
+      PhaseClock clock2;
+      Result<mdb::MdbIndexStats> built = mdb_load->BuildIndexes(index_config->specs());
+      if (!built.ok()) {
+        int code = ReportError(built.status());
+        std::fprintf(stderr, "dirload: nothing was changed in %s\n", db->dir.c_str());
+        return code;
+      }
+      PhaseStats p;
+      p.name = "index";
+      p.wall_seconds = clock2.wall_seconds();
+      p.cpu_seconds = clock2.cpu_seconds();
+      p.entries = built->entries;
+      p.peak_rss_bytes = PeakRssBytes();
+      p.counters.push_back({"keys", static_cast<double>(built->keys)});
+      p.counters.push_back({"ids", static_cast<double>(built->ids)});
+      p.counters.push_back({"ranges", static_cast<double>(built->ranges)});
+      p.counters.push_back({"runs", static_cast<double>(built->runs)});
+      stats.phases.push_back(std::move(p));
+    }
+    PhaseClock clock3;
+    Status installed = mdb_load->Install();
+    if (!installed.ok()) return ReportError(installed);
+    PhaseStats p;
+    p.name = "install";
+    p.wall_seconds = clock3.wall_seconds();
+    p.cpu_seconds = clock3.cpu_seconds();
+    stats.phases.push_back(std::move(p));
+    stats.backend = "mdb";
   }
   // Phase 2, unless asked not to or nothing is configured.
   if (store && !a.no_index && !index_config->empty()) {
@@ -235,6 +320,12 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_option("--rootdn", a->rootdn,
                   "creatorsName and modifiersName of the entries (default: the rootdn)");
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
+  cmd->add_option("--format", a->format,
+                  "database format of a new database: mdb (slapd 2.5's back-mdb, served by "
+                  "slapd; the default for a configuration with 'database mdb') or native "
+                  "(dirload's own, on LMDB or Berkeley DB; the default otherwise). An existing "
+                  "database keeps its format")
+      ->check(CLI::IsMember({"mdb", "native"}));
   AddIndexBuildOptions(cmd, &a->index_build);
   cmd->add_option("--progress", a->progress,
                   "progress line on stderr: auto (when a terminal), "

@@ -353,6 +353,12 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   }
   value_.clear();
   EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
+  if (options_.sink != nullptr) {
+    DIRLOAD_RETURN_IF_ERROR(InsertIntoSink(id, item, stored_dn));
+    // The loader's own copy keeps the DN alone: no values in no runs.
+    value_.clear();
+    EncodeEntryFromValues(stored_dn, std::string_view("\0", 1), &value_);
+  }
   key_.clear();
   PutBigEndian64(id, &key_);
   if (id + 1 == next_id_ && id >= append_floor_) {
@@ -378,8 +384,45 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   return Status::Ok();
 }
 
+Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn) {
+  EntryId parent = 0;
+  if (item.ndn != nsuffix_) {
+    const std::string parent_ndn = EntryChecker::ParentOf(item.ndn);
+    if (auto hole = holes_.find(parent_ndn); hole != holes_.end()) {
+      parent = hole->second.id;
+    } else {
+      DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found,
+                               LookupDn2Id(store_, EntryChecker::SortKey(parent_ndn), &key_));
+      if (!found.has_value()) {
+        return Status::Internal("entry " + std::to_string(id) + ": its parent is not stored");
+      }
+      parent = *found;
+    }
+  }
+  EntryView view;
+  DIRLOAD_RETURN_IF_ERROR(DecodeEntry(value_, &view));
+  sink_values_.clear();
+  {
+    // Workers intern new descriptions meanwhile.
+    std::lock_guard<std::mutex> lock(dictionary_mu_);
+    for (const ValueRef& v : view.values) {
+      sink_values_.push_back({dictionary_.Name(v.description), v.value, false});
+    }
+  }
+  // The values this load made are the last runs (CompleteValues): only
+  // timestamps and CSNs are told apart, as slapd stores those without a
+  // normalised copy.
+  for (size_t i = sink_values_.size() - std::min(sink_values_.size(), added_.size());
+       i < sink_values_.size(); ++i) {
+    std::string_view d = sink_values_[i].description;
+    sink_values_[i].generated = d == "createTimestamp" || d == "modifyTimestamp" || d == "entryCSN";
+  }
+  return options_.sink->Add(id, parent, item.ndn, stored_dn, sink_values_);
+}
+
 std::string_view Loader::CompleteValues(const Item& item) {
   const EntryChecker::Prepared& p = item.prepared;
+  added_.clear();
   uint8_t missing = 0;
   if (operational_ != nullptr) {
     missing = static_cast<uint8_t>(~p.operational & ((1u << kOperationalAttributeCount) - 1));
@@ -423,14 +466,25 @@ std::string_view Loader::CompleteValues(const Item& item) {
 
 Status Loader::WriteContextCsn() {
   if (csns_.empty()) return Status::Ok();
-  DIRLOAD_ASSIGN_OR_RETURN(bool found,
-                           store_->Get(kDn2IdTable, EntryChecker::SortKey(nsuffix_), &key_));
-  if (!found) return Status::Ok();  // no suffix entry to hold it
-  std::string entry;
-  DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, key_, &entry));
-  if (!has) return Status::Ok();
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id,
+                           LookupDn2Id(store_, EntryChecker::SortKey(nsuffix_), &value_));
+  if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
+  key_.clear();
+  PutBigEndian64(*suffix_id, &key_);
   EntryView view;
-  DIRLOAD_RETURN_IF_ERROR(DecodeEntry(entry, &view));
+  std::string entry;
+  std::vector<EntrySink::Value> stored;
+  if (options_.sink != nullptr) {
+    // The loader's store has the DN alone; the sink kept the values.
+    DIRLOAD_ASSIGN_OR_RETURN(stored, options_.sink->Values(*suffix_id));
+    for (const EntrySink::Value& v : stored) {
+      view.values.push_back({dictionary_.Intern(v.description), v.value});
+    }
+  } else {
+    DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, key_, &entry));
+    if (!has) return Status::Ok();
+    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(entry, &view));
+  }
   const uint32_t context_id = dictionary_.Intern(kContextCsnName);
   // One value per server ID, the greater of the stored one and the load's;
   // where the attribute was, or at the end.
@@ -452,6 +506,16 @@ Status Loader::WriteContextCsn() {
   for (const auto& [sid, csn] : merged) csn_values.push_back({context_id, csn});
   values.insert(values.begin() + static_cast<std::ptrdiff_t>(at), csn_values.begin(),
                 csn_values.end());
+  if (options_.sink != nullptr) {
+    sink_values_.clear();
+    for (const ValueRef& v : values) {
+      std::string_view d = dictionary_.Name(v.description);
+      bool generated = false;
+      for (const EntrySink::Value& old : stored) generated |= old.generated && old.description == d;
+      sink_values_.push_back({d, v.value, generated});
+    }
+    return options_.sink->Replace(*suffix_id, sink_values_);
+  }
   value_.clear();
   EncodeEntry(view.dn, values, &value_);
   return store_->Put(kId2EntryTable, key_, value_);
@@ -520,6 +584,9 @@ Status Loader::RemoveOrphans() {
       }
       uint64_t line = line_of(id_key);
       DIRLOAD_RETURN_IF_ERROR(RejectText(line, dn, why, text));
+      if (options_.sink != nullptr) {
+        DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(GetBigEndian64(id_key)));
+      }
       DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
       DIRLOAD_RETURN_IF_ERROR(store_->Delete(kDn2IdTable, dn_key));
       --summary_.entries_loaded;
@@ -539,6 +606,11 @@ Status Loader::Finish() {
   meta.next_id = next_id_;
   meta.entries = entries_before_ + summary_.entries_loaded;
   DIRLOAD_RETURN_IF_ERROR(WriteMeta(store_, meta));
+  if (options_.sink != nullptr) {
+    // The store only served the checks; the sink's owner makes its database durable.
+    DIRLOAD_RETURN_IF_ERROR(WriteState(store_, DatabaseState::kReady));
+    return store_->Commit();
+  }
   // Everything on disk first, then the mark that says so.
   DIRLOAD_RETURN_IF_ERROR(store_->Sync());
   DIRLOAD_RETURN_IF_ERROR(WriteState(store_, DatabaseState::kReady));

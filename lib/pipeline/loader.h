@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -53,6 +54,31 @@
 #include "lib/store/store.h"
 
 namespace dirload {
+
+// Where the entries go when the database is not dirload's native one
+// (slapd's back-mdb: mdb_sink.h). The loader still keeps its dn2id, and each
+// entry's DN without its attributes, in its own store, for the checks that
+// need earlier entries; every entry it stores is handed here with its values.
+class EntrySink {
+ public:
+  struct Value {
+    std::string_view description;  // canonical ("cn;lang-de")
+    std::string_view value;
+    bool generated = false;  // made by this load (operational_attributes.h), not read
+  };
+  virtual ~EntrySink() = default;
+  // `parent` is 0 for the suffix entry. `dn` is the stored DN, `ndn` the
+  // normalised one. IDs may come out of order where a child came before its
+  // parent (the parent's ID was reserved).
+  virtual Status Add(EntryId id, EntryId parent, std::string_view ndn, std::string_view dn,
+                     std::span<const Value> values) = 0;
+  // An entry added earlier whose ancestor never came (removed with -c).
+  virtual Status Remove(EntryId id) = 0;
+  // -w: the values of entry `id` as added (the suffix entry), valid until
+  // the next call, and the entry replaced with `values`.
+  virtual Result<std::vector<Value>> Values(EntryId id) = 0;
+  virtual Status Replace(EntryId id, std::span<const Value> values) = 0;
+};
 
 struct LoadOptions {
   std::string suffix;              // required
@@ -73,6 +99,9 @@ struct LoadOptions {
   uint64_t skip_to_line = 0;
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
+  // Not null: entries go here and the store keeps only what the checks need
+  // (dn2id, the DNs, meta), is never synced and is thrown away afterwards.
+  EntrySink* sink = nullptr;
 };
 
 struct LoadSummary {
@@ -180,6 +209,8 @@ class Loader {
   std::array<uint32_t, kOperationalAttributeCount> operational_ids_{};  // dictionary ids
   CsnTracker csns_;                                                     // -w
   std::vector<ValueRef> added_;                                         // CompleteValues' scratch
+  std::vector<EntrySink::Value> sink_values_;                           // Insert's scratch
+  Status InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn);
   std::string added_runs_, runs_;
   PhaseClock clock_;
   double last_progress_ = -1;

@@ -202,6 +202,14 @@ Status MdbEnv::Sync() {
   return Status::Ok();
 }
 
+Status MdbEnv::CopyTo(const std::string& dir) {
+  // Compacting: only the pages in use are written, so a sparse map of
+  // maxsize bytes does not become a file of that size.
+  int rc = mdb_env_copy2(static_cast<MDB_env*>(env_), dir.c_str(), MDB_CP_COMPACT);
+  if (rc != 0) return EngineError(rc, "mdb_env_copy2 to " + dir);
+  return Status::Ok();
+}
+
 MdbTxn::MdbTxn(MdbTxn&& other) noexcept : env_(other.env_), txn_(other.txn_) {
   other.txn_ = nullptr;
 }

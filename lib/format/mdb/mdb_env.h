@@ -152,6 +152,9 @@ class MdbEnv {
   Result<MdbTxn> Begin(bool write);
   // Flushes to disk (needed after `quick` writes).
   Status Sync();
+  // Writes a compact copy of the environment's data file into the existing
+  // directory `dir` (mdb_env_copy2), consistent as of one read transaction.
+  Status CopyTo(const std::string& dir);
 
   const std::string& path() const { return path_; }
   // An error status for LMDB return code `rc` during `op`, kStorage.

@@ -126,24 +126,7 @@ int64_t MdbLoadWriter::NodeIndex(uint64_t id) const {
   return it - nodes_.begin();
 }
 
-Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn,
-                               std::string_view rdn, std::span<const MdbValue> values) {
-  if (finished_) return UsageError("MdbLoadWriter: AddEntry after Finish");
-  if (id <= last_id_) {
-    return UsageError("entry ID " + std::to_string(id) + " is not above the last ID " +
-                      std::to_string(last_id_));
-  }
-  if (parent_id != 0 && parent_id > first_new_id_ && NodeIndex(parent_id) < 0) {
-    return UsageError("entry ID " + std::to_string(id) + ": parent ID " +
-                      std::to_string(parent_id) + " was not added");
-  }
-  if (nrdn.size() > kMdbMaxNrdnLength) {
-    return Status::InvalidArgument("entry ID " + std::to_string(id) +
-                                   ": normalized RDN longer than back-mdb allows")
-        .WithOrigin(ErrorOrigin::kInput);
-  }
-  DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
-
+Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
   // Group the values into one record per canonical description.
   MdbEntry entry;
   std::vector<const AttributeType*> types;
@@ -182,6 +165,37 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   }
   encoded_.clear();
   DIRLOAD_RETURN_IF_ERROR(EncodeMdbEntry(entry, &encoded_));
+  return Status::Ok();
+}
+
+Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
+  if (finished_) return UsageError("MdbLoadWriter: ReplaceEntry after Finish");
+  if (NodeIndex(id) < 0) {
+    return UsageError("entry ID " + std::to_string(id) + " was not added by this load");
+  }
+  DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
+  DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
+  return txn_->Put(env_->id2e(), MdbIdBytes(id), encoded_, MdbPutMode::kOverwrite);
+}
+
+Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn,
+                               std::string_view rdn, std::span<const MdbValue> values) {
+  if (finished_) return UsageError("MdbLoadWriter: AddEntry after Finish");
+  if (id <= last_id_) {
+    return UsageError("entry ID " + std::to_string(id) + " is not above the last ID " +
+                      std::to_string(last_id_));
+  }
+  if (parent_id != 0 && parent_id > first_new_id_ && NodeIndex(parent_id) < 0) {
+    return UsageError("entry ID " + std::to_string(id) + ": parent ID " +
+                      std::to_string(parent_id) + " was not added");
+  }
+  if (nrdn.size() > kMdbMaxNrdnLength) {
+    return Status::InvalidArgument("entry ID " + std::to_string(id) +
+                                   ": normalized RDN longer than back-mdb allows")
+        .WithOrigin(ErrorOrigin::kInput);
+  }
+  DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
+  DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
   DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->id2e(), MdbIdBytes(id), encoded_, MdbPutMode::kAppend));
 
   Node n{id, parent_id, arena_.size(), static_cast<uint32_t>(nrdn.size()),

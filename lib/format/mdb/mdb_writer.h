@@ -95,6 +95,10 @@ class MdbLoadWriter {
   Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn, std::string_view rdn,
                   std::span<const MdbValue> values);
 
+  // Re-encodes entry `id`, added by this load, with `values` (as AddEntry
+  // takes them): slapadd -w's contextCSN on the suffix entry.
+  Status ReplaceEntry(uint64_t id, std::span<const MdbValue> values);
+
   // Writes dn2i, commits and syncs. No AddEntry after it.
   Status Finish();
 
@@ -112,6 +116,8 @@ class MdbLoadWriter {
                                                      const MdbWriterOptions& options,
                                                      bool existing);
   Status ReadExisting();
+  // Encodes `values` as entry `id` into encoded_.
+  Status Encode(uint64_t id, std::span<const MdbValue> values);
   Status EnsureTxn();
   Result<uint32_t> Ad2iNumber(const std::string& description);
   Status WriteDn2i();

@@ -1,0 +1,284 @@
+#include "lib/pipeline/mdb_load.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "lib/entry/entry_codec.h"
+#include "lib/format/mdb/mdb_env.h"
+#include "lib/format/mdb/mdb_reader.h"
+#include "lib/pipeline/database_meta.h"
+#include "lib/pipeline/entry_checker.h"
+#include "lib/schema/dn.h"
+#include "lib/store/tables.h"
+#include "lib/util/coding.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kBuildDirName[] = ".dirload-build";
+
+Status StorageError(const std::string& what, const std::error_code& ec) {
+  return Status::IoError(what + ": " + ec.message()).WithOrigin(ErrorOrigin::kStorage);
+}
+
+Status SyncPath(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return StorageError("open " + path, std::error_code(errno, std::generic_category()));
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return StorageError("fsync " + path, std::error_code(err, std::generic_category()));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view requested,
+                                        std::string_view config_database_type) {
+  Result<DatabaseFormat> found = DetectDatabaseFormat(dir);
+  if (found.ok()) {
+    if (!requested.empty() && requested != DatabaseFormatName(*found)) {
+      return Status::InvalidArgument(dir + " holds a " + std::string(DatabaseFormatName(*found)) +
+                                     " database; --format " + std::string(requested) +
+                                     " cannot be added to it")
+          .WithOrigin(ErrorOrigin::kDatabase);
+    }
+    return *found;
+  }
+  if (found.status().code() != StatusCode::kNotFound) return found.status();
+  if (requested == "mdb") return DatabaseFormat::kMdb;
+  if (requested == "native") return DatabaseFormat::kNative;
+  // A new database: slapd's own format when the configuration is slapd's
+  // and names back-mdb, so that slapd serves what was loaded.
+  return config_database_type == "mdb" ? DatabaseFormat::kMdb : DatabaseFormat::kNative;
+}
+
+MdbSink::MdbSink(mdb::MdbLoadWriter* writer) : writer_(writer), written_(writer->last_id()) {}
+
+void MdbSink::Owned::Assign(std::span<const Value> in) {
+  descriptions.clear();
+  values.clear();
+  generated.clear();
+  for (const Value& v : in) {
+    descriptions.emplace_back(v.description);
+    values.emplace_back(v.value);
+    generated.push_back(v.generated);
+  }
+}
+
+std::vector<EntrySink::Value> MdbSink::Owned::View() const {
+  std::vector<Value> out;
+  out.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    out.push_back({descriptions[i], values[i], generated[i]});
+  }
+  return out;
+}
+
+Status MdbSink::WriteView(EntryId id, EntryId parent, std::string_view nrdn, std::string_view rdn,
+                          std::span<const Value> values) {
+  std::vector<mdb::MdbValue> out;
+  out.reserve(values.size());
+  for (const Value& v : values) out.push_back({v.description, v.value, v.generated});
+  DIRLOAD_RETURN_IF_ERROR(writer_->AddEntry(id, parent, nrdn, rdn, out));
+  written_ = id;
+  return Status::Ok();
+}
+
+Status MdbSink::Write(EntryId id, const Owned& e) {
+  std::vector<Value> view = e.View();
+  return WriteView(id, e.parent, e.nrdn, e.rdn, view);
+}
+
+Status MdbSink::Drain() {
+  while (!pending_.empty() && pending_.begin()->first == written_ + 1) {
+    auto it = pending_.begin();
+    DIRLOAD_RETURN_IF_ERROR(Write(it->first, it->second));
+    pending_.erase(it);
+  }
+  return Status::Ok();
+}
+
+Status MdbSink::Add(EntryId id, EntryId parent, std::string_view ndn, std::string_view dn,
+                    std::span<const Value> values) {
+  // back-mdb keeps each entry's own RDN (normalised and as given) under its
+  // parent; the suffix entry's "RDN" is the whole suffix DN.
+  std::string_view nrdn = parent == 0 ? ndn : mdb::MdbLeftmostRdn(ndn);
+  std::string_view rdn = parent == 0 ? dn : mdb::MdbLeftmostRdn(dn);
+  if (parent == 0) {
+    suffix_id_ = id;
+    suffix_.parent = 0;
+    suffix_.nrdn.assign(nrdn);
+    suffix_.rdn.assign(rdn);
+    suffix_.Assign(values);
+  }
+  if (id == written_ + 1 && pending_.empty()) return WriteView(id, parent, nrdn, rdn, values);
+  // A reserved ID below this one is still to come: wait for it.
+  Owned& e = pending_[id];
+  e.parent = parent;
+  e.nrdn.assign(nrdn);
+  e.rdn.assign(rdn);
+  e.Assign(values);
+  return Drain();
+}
+
+Status MdbSink::Remove(EntryId id) {
+  if (pending_.erase(id) > 0) return Status::Ok();
+  // An entry below a parent that never came always waits behind the
+  // parent's reserved ID, so it cannot have been written.
+  return Status::Internal("entry " + std::to_string(id) + " was written before its parent");
+}
+
+Result<std::vector<EntrySink::Value>> MdbSink::Values(EntryId id) {
+  if (id != suffix_id_ || suffix_id_ == 0) {
+    return Status::Internal("entry " + std::to_string(id) + ": only the suffix entry is kept");
+  }
+  return suffix_.View();
+}
+
+Status MdbSink::Replace(EntryId id, std::span<const Value> values) {
+  if (auto it = pending_.find(id); it != pending_.end()) {
+    it->second.Assign(values);
+    return Status::Ok();
+  }
+  std::vector<mdb::MdbValue> out;
+  for (const Value& v : values) out.push_back({v.description, v.value, v.generated});
+  return writer_->ReplaceEntry(id, out);
+}
+
+Status MdbSink::Flush() {
+  for (auto& [id, e] : pending_) DIRLOAD_RETURN_IF_ERROR(Write(id, e));
+  pending_.clear();
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Schema& schema,
+                                                const MdbLoadOptions& options) {
+  std::unique_ptr<MdbLoad> load(new MdbLoad(schema, options));
+  load->dir_ = dir;
+  load->build_dir_ = (fs::path(dir) / kBuildDirName).string();
+  load->scratch_dir_ = (fs::path(load->build_dir_) / "scratch").string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return StorageError("create " + dir, ec);
+  // What a killed run left is of no use: start again.
+  fs::remove_all(load->build_dir_, ec);
+  if (ec) return StorageError("remove " + load->build_dir_, ec);
+  fs::create_directories(load->scratch_dir_, ec);
+  if (ec) return StorageError("create " + load->scratch_dir_, ec);
+
+  const std::string existing = (fs::path(dir) / "data.mdb").string();
+  load->appending_ = fs::exists(existing);
+  if (load->appending_) {
+    // Append on a copy: the database slapd may serve is not touched until Install.
+    {
+      mdb::MdbEnvOptions ro;
+      ro.read_only = true;
+      DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> old, mdb::MdbEnv::Open(dir, ro));
+      DIRLOAD_RETURN_IF_ERROR(old->CopyTo(load->build_dir_));
+    }
+    DIRLOAD_ASSIGN_OR_RETURN(
+        load->writer_, mdb::MdbLoadWriter::OpenExisting(schema, load->build_dir_, options.writer));
+  } else {
+    DIRLOAD_ASSIGN_OR_RETURN(load->writer_,
+                             mdb::MdbLoadWriter::Create(schema, load->build_dir_, options.writer));
+  }
+  load->sink_ = std::make_unique<MdbSink>(load->writer_.get());
+  StoreOptions so;
+  so.create = true;
+  DIRLOAD_ASSIGN_OR_RETURN(load->scratch_, Store::Open(Backend::kLmdb, load->scratch_dir_, so));
+  if (load->appending_) DIRLOAD_RETURN_IF_ERROR(load->CopyExistingNames());
+  return load;
+}
+
+Status MdbLoad::CopyExistingNames() {
+  // The loader checks duplicates and parents against its own dn2id: give it
+  // every stored entry's DN, as if it had loaded them.
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbReader> reader,
+                           mdb::MdbReader::Open(build_dir_));
+  uint64_t entries = 0;
+  std::string key, value, id_key, entry;
+  Status st = reader->ForEach([&](const mdb::MdbReadEntry& e) -> Status {
+    const std::string sort_key = EntryChecker::SortKey(e.ndn);
+    value.clear();
+    AppendDn2IdValue(e.id, sort_key, &value);
+    DIRLOAD_RETURN_IF_ERROR(scratch_->Put(kDn2IdTable, Dn2IdKey(sort_key, &key), value));
+    id_key.clear();
+    PutBigEndian64(e.id, &id_key);
+    entry.clear();
+    EncodeEntryFromValues(e.dn, std::string_view("\0", 1), &entry);
+    DIRLOAD_RETURN_IF_ERROR(scratch_->Put(kId2EntryTable, id_key, entry));
+    ++entries;
+    return Status::Ok();
+  });
+  DIRLOAD_RETURN_IF_ERROR(st);
+  reader.reset();
+  DatabaseMeta meta;
+  meta.state = DatabaseState::kReady;
+  meta.suffix = options_.suffix;
+  meta.next_id = writer_->last_id() + 1;
+  meta.entries = entries;
+  DIRLOAD_RETURN_IF_ERROR(WriteMeta(scratch_.get(), meta));
+  return scratch_->Commit();
+}
+
+Status MdbLoad::FinishEntries() {
+  DIRLOAD_RETURN_IF_ERROR(sink_->Flush());
+  return writer_->Finish();
+}
+
+Result<mdb::MdbIndexStats> MdbLoad::BuildIndexes(const std::vector<IndexSpec>& specs) {
+  mdb::MdbIndexOptions o = options_.index;
+  // On append the old entries' keys are rebuilt with the new ones.
+  o.rebuild = appending_;
+  return mdb::MdbIndexWriter::Build(writer_->env(), schema_, specs, o);
+}
+
+Status MdbLoad::Install() {
+  DIRLOAD_RETURN_IF_ERROR(writer_->env().Sync());
+  scratch_.reset();
+  sink_.reset();
+  writer_.reset();
+  const std::string built = (fs::path(build_dir_) / "data.mdb").string();
+  const std::string target = (fs::path(dir_) / "data.mdb").string();
+  DIRLOAD_RETURN_IF_ERROR(SyncPath(built));
+  // The files take the directory's owner: slapd (user openldap) must be
+  // able to open what root loaded.
+  struct stat st {};
+  if (::stat(dir_.c_str(), &st) == 0) {
+    if (::chown(built.c_str(), st.st_uid, st.st_gid) != 0 && geteuid() == 0) {
+      return StorageError("chown " + built, std::error_code(errno, std::generic_category()));
+    }
+  }
+  if (::rename(built.c_str(), target.c_str()) != 0) {
+    return StorageError("rename " + built + " to " + target,
+                        std::error_code(errno, std::generic_category()));
+  }
+  DIRLOAD_RETURN_IF_ERROR(SyncPath(dir_));
+  installed_ = true;
+  std::error_code ec;
+  fs::remove_all(build_dir_, ec);
+  // slapd's lock file: created by whoever opens the database first; make
+  // sure an existing one is slapd's to open too.
+  const std::string lock = (fs::path(dir_) / "lock.mdb").string();
+  if (fs::exists(lock)) (void)::chown(lock.c_str(), st.st_uid, st.st_gid);
+  return Status::Ok();
+}
+
+MdbLoad::~MdbLoad() {
+  scratch_.reset();
+  sink_.reset();
+  writer_.reset();
+  if (!installed_ && !build_dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(build_dir_, ec);
+  }
+}
+
+}  // namespace dirload

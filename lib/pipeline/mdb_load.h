@@ -1,0 +1,132 @@
+// MdbLoad: `dirload add` into slapd's own database (OpenLDAP 2.5 back-mdb,
+// lib/format/mdb). The loader (loader.h) does every check as for the native
+// format and hands each entry to an EntrySink that writes it with
+// MdbLoadWriter; the loader's own dn2id lives in a scratch store beside it.
+//
+// The database is built aside, in DIR/.dirload-build: a new one from
+// nothing, an append on a copy of the existing data.mdb. Only when phase 1
+// and the indexes are written and synced does Install() rename the built
+// data.mdb over DIR/data.mdb (one rename(2), atomic), give it the owner and
+// group of DIR (slapd runs as `openldap`) and remove the build directory. A
+// slapd started meanwhile sees the database as it was before, never a half
+// load; a run that fails or is killed leaves DIR untouched (the next run
+// removes the stale build directory).
+//
+// Entries that come before their parent wait in memory until the parent's
+// reserved ID is written, so that id2e is written in ID order.
+//
+// Thread safety: one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/format/format_detect.h"
+#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_writer.h"
+#include "lib/index/index_spec.h"
+#include "lib/pipeline/loader.h"
+#include "lib/schema/schema.h"
+#include "lib/store/store.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+// The format `dirload add` writes into `dir`: the one there (a `requested`
+// other than it is refused), else `requested` ("mdb", "native"), else mdb
+// when the configuration's database is `database mdb`, else native. A
+// directory holding both formats or unknown tables is refused.
+Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view requested,
+                                        std::string_view config_database_type);
+
+// Writes the loader's entries through an MdbLoadWriter in ascending ID
+// order. The writer is borrowed and must outlive the sink.
+class MdbSink final : public EntrySink {
+ public:
+  explicit MdbSink(mdb::MdbLoadWriter* writer);
+
+  Status Add(EntryId id, EntryId parent, std::string_view ndn, std::string_view dn,
+             std::span<const Value> values) override;
+  Status Remove(EntryId id) override;
+  Result<std::vector<Value>> Values(EntryId id) override;
+  Status Replace(EntryId id, std::span<const Value> values) override;
+
+  // Writes the entries still waiting (their reserved predecessors never came
+  // and were rejected). REQUIRES: the loader finished.
+  Status Flush();
+  // Entries waiting for a reserved ID right now.
+  size_t waiting() const { return pending_.size(); }
+
+ private:
+  // An entry's values, owned.
+  struct Owned {
+    EntryId parent = 0;
+    std::string nrdn, rdn;
+    std::vector<std::string> descriptions, values;
+    std::vector<bool> generated;
+    void Assign(std::span<const Value> in);
+    std::vector<Value> View() const;
+  };
+  Status Write(EntryId id, const Owned& entry);
+  Status WriteView(EntryId id, EntryId parent, std::string_view nrdn, std::string_view rdn,
+                   std::span<const Value> values);
+  Status Drain();
+
+  mdb::MdbLoadWriter* writer_;
+  EntryId written_;  // highest ID written
+  std::map<EntryId, Owned> pending_;
+  // The suffix entry as added, for -w (Values/Replace).
+  EntryId suffix_id_ = 0;
+  Owned suffix_;
+  std::vector<Value> values_;
+};
+
+struct MdbLoadOptions {
+  mdb::MdbWriterOptions writer;  // map size, quick, index names
+  mdb::MdbIndexOptions index;    // key options, memory, temp dir
+  std::string suffix;
+};
+
+class MdbLoad {
+ public:
+  // Prepares the build directory of `dir` (which holds no database, or a
+  // back-mdb one to append to) and the scratch store the loader checks
+  // against. On append, the existing entries' DNs are copied into the
+  // scratch store first.
+  static Result<std::unique_ptr<MdbLoad>> Begin(const std::string& dir, const Schema& schema,
+                                                const MdbLoadOptions& options);
+  ~MdbLoad();  // removes the build directory unless installed
+  MdbLoad(const MdbLoad&) = delete;
+  MdbLoad& operator=(const MdbLoad&) = delete;
+
+  Store* scratch() { return scratch_.get(); }
+  EntrySink* sink() { return sink_.get(); }
+  bool appending() const { return appending_; }
+  const std::string& build_dir() const { return build_dir_; }
+
+  // After the loader's Run: writes what waited, dn2i, and syncs.
+  Status FinishEntries();
+  // Phase 2: the index databases of `specs` (all of them: the new entries'
+  // keys and the old ones' are rebuilt together on append).
+  Result<mdb::MdbIndexStats> BuildIndexes(const std::vector<IndexSpec>& specs);
+  // Moves the built database into place (see above).
+  Status Install();
+
+ private:
+  MdbLoad(const Schema& schema, MdbLoadOptions options)
+      : schema_(schema), options_(std::move(options)) {}
+  Status CopyExistingNames();
+
+  const Schema& schema_;
+  MdbLoadOptions options_;
+  std::string dir_, build_dir_, scratch_dir_;
+  bool appending_ = false;
+  bool installed_ = false;
+  std::unique_ptr<mdb::MdbLoadWriter> writer_;
+  std::unique_ptr<MdbSink> sink_;
+  std::unique_ptr<Store> scratch_;
+};
+
+}  // namespace dirload
