@@ -111,7 +111,10 @@ int RunAdd(AddArgs a) {
 
   DatabaseFormat format = DatabaseFormat::kNative;
   if (!a.dry_run) {
-    Result<DatabaseFormat> chosen = ChooseLoadFormat(db->dir, a.format, db->database_type);
+    // Berkeley DB asked for: dirload's own format, the only one it holds.
+    std::string_view requested = a.format;
+    if (requested.empty() && a.db.backend == "bdb") requested = "native";
+    Result<DatabaseFormat> chosen = ChooseLoadFormat(db->dir, requested, db->database_type);
     if (!chosen.ok()) return ReportError(chosen.status());
     format = *chosen;
   }

@@ -386,8 +386,10 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
 
 Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn) {
   EntryId parent = 0;
-  if (item.ndn != nsuffix_) {
-    const std::string parent_ndn = EntryChecker::ParentOf(item.ndn);
+  const std::string parent_ndn =
+      item.ndn == nsuffix_ ? std::string() : EntryChecker::ParentOf(item.ndn);
+  // Under the empty suffix the top entries hang from the root, ID 0.
+  if (!parent_ndn.empty()) {
     if (auto hole = holes_.find(parent_ndn); hole != holes_.end()) {
       parent = hole->second.id;
     } else {
@@ -465,7 +467,8 @@ std::string_view Loader::CompleteValues(const Item& item) {
 }
 
 Status Loader::WriteContextCsn() {
-  if (csns_.empty()) return Status::Ok();
+  // The empty suffix is the root DSE, which is never loaded.
+  if (csns_.empty() || nsuffix_.empty()) return Status::Ok();
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id,
                            LookupDn2Id(store_, EntryChecker::SortKey(nsuffix_), &value_));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it

@@ -135,28 +135,26 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
   std::vector<std::string_view> classes;
   for (const MdbValue& v : values) {
     Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
-    if (!desc.ok()) {
-      return desc.status()
-          .WithPrefix("entry ID " + std::to_string(id) + ": ")
-          .WithOrigin(ErrorOrigin::kInput);
-    }
-    std::string name = desc->ToString();
+    // An undefined type reaches here only from a load without schema checks
+    // (slapadd -s stores those too): kept as written, with no normalized copy.
+    std::string name = desc.ok() ? desc->ToString() : std::string(v.description);
+    const AttributeType* type = desc.ok() ? desc->type : nullptr;
     size_t r = 0;
     while (r < names.size() && names[r] != name) ++r;
     if (r == names.size()) {
       names.push_back(std::move(name));
-      types.push_back(desc->type);
+      types.push_back(type);
       generated.push_back(v.generated);
       entry.attributes.emplace_back();
     }
     entry.attributes[r].values.emplace_back(v.value);
-    if (desc->type->oid == kObjectClassOid) classes.push_back(v.value);
+    if (type != nullptr && type->oid == kObjectClassOid) classes.push_back(v.value);
   }
   entry.ocflags = MdbEntryOcFlags(schema_, classes);
   for (size_t r = 0; r < names.size(); ++r) {
     MdbAttribute& a = entry.attributes[r];
     DIRLOAD_ASSIGN_OR_RETURN(a.adx, Ad2iNumber(names[r]));
-    if (generated[r] || !MdbStoresNormalized(*types[r])) continue;
+    if (generated[r] || types[r] == nullptr || !MdbStoresNormalized(*types[r])) continue;
     a.normalized.emplace(a.values.size());
     for (size_t i = 0; i < a.values.size(); ++i) {
       Status st = MdbNormalizedValue(schema_, *types[r], a.values[i], &(*a.normalized)[i]);

@@ -89,8 +89,10 @@ class MdbLoadWriter {
   // DN, both ways).
   // REQUIRES: id greater than every earlier (and stored) ID; parent_id 0, an
   // ID added before, or a stored ID (append; looked up at Finish()).
-  // Errors: InvalidArgument (origin kInput) for an undefined attribute type
-  // or a value without a normalized form; InvalidArgument (kUsage) for an ID
+  // An attribute of an undefined type (a load without schema checks) is
+  // stored as written with no normalized copy, as slapadd -s stores it.
+  // Errors: InvalidArgument (origin kInput) for a value without a normalized
+  // form; InvalidArgument (kUsage) for an ID
   // out of order or an unknown parent; kStorage errors from LMDB.
   Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn, std::string_view rdn,
                   std::span<const MdbValue> values);
