@@ -137,12 +137,7 @@ int RunAdd(AddArgs a) {
         mo.writer.index_names.emplace_back(spec.name());
       }
     }
-    mo.index.keys.hash64 = db->index_tuning.hash64;
-    mo.index.keys.substr_if_minlen = db->index_tuning.substr_if_minlen;
-    mo.index.keys.substr_if_maxlen = db->index_tuning.substr_if_maxlen;
-    mo.index.keys.substr_any_len = db->index_tuning.substr_any_len;
-    mo.index.keys.substr_any_step = db->index_tuning.substr_any_step;
-    mo.index.keys.intlen = db->index_tuning.intlen;
+    mo.index.keys = MdbKeyOptionsFrom(db->index_tuning);
     mo.index.memory_budget = index_options->builder.sort_memory;
     mo.index.temp_dir = index_options->builder.tmpdir;
     Result<std::unique_ptr<MdbLoad>> begun = MdbLoad::Begin(db->dir, **schema, mo);

@@ -1,8 +1,21 @@
 // dirload index: slapindex's job. Rebuilds all indexes, or those named, from
-// id2entry, after the index configuration or the schema changed.
+// id2entry, after the index configuration or the schema changed. On slapd's
+// back-mdb format: from id2e, every configured index (slapd records no index
+// state, so none can be known to be current).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <set>
+
+#include "lib/format/format_detect.h"
+#include "lib/format/mdb/mdb_env.h"
+#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/pipeline/mdb_load.h"
+#include "lib/schema/ascii.h"
 
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
@@ -30,6 +43,190 @@ struct IndexArgs {
   CommonToolArgs tool;
 };
 
+// The index databases back-mdb 2.5 can open: its 128 named databases less
+// ad2i, dn2i, id2e and id2v.
+constexpr size_t kMdbMaxIndexes = mdb::kMdbMaxDbs - 4;
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// slapindex on slapd's back-mdb format. Every configured index (or each
+// named one) is emptied and rebuilt from id2e in place, one write
+// transaction per batch of keys as MdbIndexWriter writes; index databases of
+// attributes no longer configured are deleted with --all or when named.
+int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& schema,
+                const IndexRunOptions& run) {
+  Result<IndexConfig> config = BuildIndexConfig(schema, db);
+  if (!config.ok()) return ReportError(config.status());
+  if (config->specs().size() > kMdbMaxIndexes) {
+    return ReportError(
+        Status::InvalidArgument(std::to_string(config->specs().size()) +
+                                " attributes are indexed; back-mdb opens at most " +
+                                std::to_string(kMdbMaxIndexes) + " index databases")
+            .WithOrigin(ErrorOrigin::kConfiguration));
+  }
+  // The index databases there now.
+  std::vector<std::string> existing;
+  {
+    mdb::MdbEnvOptions ro;
+    ro.read_only = true;
+    Result<std::unique_ptr<mdb::MdbEnv>> env = mdb::MdbEnv::Open(db.dir, ro);
+    if (!env.ok()) return ReportError(env.status());
+    existing = (*env)->index_names();
+  }
+  std::set<std::string> configured;
+  for (const IndexSpec& spec : config->specs()) configured.emplace(spec.name());
+  std::vector<std::string> unconfigured;
+  for (const std::string& n : existing) {
+    if (!configured.count(n)) unconfigured.push_back(n);
+  }
+
+  // What to rebuild and what to delete.
+  std::vector<IndexSpec> rebuild;
+  std::vector<std::string> drop;
+  if (a.attributes.empty()) {
+    rebuild = config->specs();
+    if (a.all) drop = unconfigured;
+  } else {
+    for (const std::string& name : a.attributes) {
+      if (const IndexSpec* spec = config->Find(schema, name)) {
+        rebuild.push_back(*spec);
+        continue;
+      }
+      // Not configured: its database, if there is one, is dropped.
+      const AttributeType* type = schema.FindAttribute(name);
+      std::string canonical = type != nullptr ? std::string(type->name()) : name;
+      auto it = std::find_if(unconfigured.begin(), unconfigured.end(), [&](const std::string& n) {
+        return schema_internal::EqualsIgnoreCase(n, canonical);
+      });
+      if (it == unconfigured.end()) {
+        return ReportError(Status::InvalidArgument("no index is configured on '" + name +
+                                                   "' and " + db.dir + " has no index database "
+                                                   "for it")
+                               .WithOrigin(ErrorOrigin::kUsage));
+      }
+      drop.push_back(*it);
+    }
+  }
+  std::vector<std::string> missing;
+  for (const IndexSpec& spec : config->specs()) {
+    if (std::find(existing.begin(), existing.end(), spec.name()) == existing.end()) {
+      missing.emplace_back(spec.name());
+    }
+  }
+
+  if (a.check_only) {
+    std::fprintf(stderr,
+                 "dirload: note: slapd's back-mdb format records no index state: --check cannot "
+                 "tell a stale index from a current one (run 'dirload index' after changing "
+                 "index lines)\n");
+    if (!missing.empty()) {
+      std::fprintf(stderr, "dirload: configured but never built: %s\n",
+                   JoinNames(missing).c_str());
+    }
+    if (!unconfigured.empty()) {
+      std::fprintf(stderr, "dirload: index databases no longer configured: %s\n",
+                   JoinNames(unconfigured).c_str());
+    }
+    return missing.empty() && unconfigured.empty() ? kExitOk : kExitRefused;
+  }
+  if (a.attributes.empty() && !a.all && !unconfigured.empty()) {
+    std::fprintf(stderr,
+                 "dirload: note: index databases of attributes no longer configured are kept: "
+                 "%s (--all, or naming them, drops them)\n",
+                 JoinNames(unconfigured).c_str());
+  }
+  if (rebuild.empty() && drop.empty()) {
+    std::fprintf(stderr, "dirload: no index is configured for %s: nothing to build\n",
+                 db.dir.c_str());
+    return kExitOk;
+  }
+
+  mdb::MdbEnvOptions wo;
+  // slapd's maxsize, else room enough: without a writable map LMDB grows the
+  // file only as pages are used.
+  wo.map_size =
+      db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
+  for (const IndexSpec& spec : rebuild) wo.index_names.emplace_back(spec.name());
+  for (const std::string& n : drop) wo.index_names.push_back(n);
+  const bool lock_existed = std::filesystem::exists(db.dir + "/lock.mdb");
+  Result<std::unique_ptr<mdb::MdbEnv>> env = mdb::MdbEnv::Open(db.dir, wo);
+  if (!env.ok()) return ReportError(env.status());
+
+  if (!drop.empty()) {
+    Status st = [&]() -> Status {
+      DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, (*env)->Begin(true));
+      for (const std::string& n : drop) {
+        DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbDb d, (*env)->Index(n));
+        DIRLOAD_RETURN_IF_ERROR(txn.DeleteDb(d));
+      }
+      return txn.Commit();
+    }();
+    if (!st.ok()) return ReportError(st);
+    for (const std::string& n : drop) {
+      std::fprintf(stderr, "dirload: dropped index %s (no longer configured)\n", n.c_str());
+    }
+  }
+
+  PhaseClock clock;
+  Result<mdb::MdbIndexStats> built = mdb::MdbIndexStats{};
+  if (!rebuild.empty()) {
+    mdb::MdbIndexOptions io;
+    io.keys = MdbKeyOptionsFrom(db.index_tuning);
+    io.rebuild = true;
+    io.memory_budget = run.builder.sort_memory;
+    io.temp_dir = run.builder.tmpdir;
+    built = mdb::MdbIndexWriter::Build(**env, schema, rebuild, io);
+  }
+  env->reset();
+  // slapd (user openldap) must be able to open a lock file dirload created.
+  if (!lock_existed) {
+    struct stat st {};
+    if (::stat(db.dir.c_str(), &st) == 0) {
+      (void)::chown((db.dir + "/lock.mdb").c_str(), st.st_uid, st.st_gid);
+    }
+  }
+  if (!built.ok()) {
+    int code = ReportError(built.status());
+    std::vector<std::string> names;
+    for (const IndexSpec& spec : rebuild) names.emplace_back(spec.name());
+    std::fprintf(stderr,
+                 "dirload: the rebuild stopped: these indexes may be incomplete and slapd would "
+                 "miss entries in searches using them: %s; run dirload index again\n",
+                 JoinNames(names).c_str());
+    return code;
+  }
+  if (a.db.verbose) {
+    std::fprintf(stderr, "dirload: rebuilt %zu indexes from %llu entries (%llu keys)\n",
+                 rebuild.size(), static_cast<unsigned long long>(built->entries),
+                 static_cast<unsigned long long>(built->keys));
+  }
+  if (!a.stats_file.empty()) {
+    RunStats stats;
+    stats.command = "index";
+    stats.backend = "mdb";
+    stats.database = db.dir;
+    PhaseStats p;
+    p.name = "index";
+    p.wall_seconds = clock.wall_seconds();
+    p.cpu_seconds = clock.cpu_seconds();
+    p.entries = built->entries;
+    p.peak_rss_bytes = PeakRssBytes();
+    p.counters.push_back({"keys", static_cast<double>(built->keys)});
+    p.counters.push_back({"ids", static_cast<double>(built->ids)});
+    p.counters.push_back({"ranges", static_cast<double>(built->ranges)});
+    p.counters.push_back({"runs", static_cast<double>(built->runs)});
+    stats.phases.push_back(std::move(p));
+    std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
+    out << stats.ToJson();
+    if (!out) return ReportError(Status::IoError(a.stats_file + ": cannot write stats"));
+  }
+  return kExitOk;
+}
+
 int RunIndex(IndexArgs a) {
   Result<int> debug = ParseDebugLevel(a.tool.debug);
   if (!debug.ok()) return ReportError(debug.status());
@@ -54,6 +251,11 @@ int RunIndex(IndexArgs a) {
   Result<IndexRunOptions> options = ResolveIndexBuild(a.build);
   if (!options.ok()) return ReportError(options.status());
   options->only = a.attributes;
+
+  // The format first: the native checks below refuse slapd's database.
+  Result<DatabaseFormat> format = DetectDatabaseFormat(db->dir);
+  if (!format.ok()) return ReportError(format.status());
+  if (*format == DatabaseFormat::kMdb) return RunIndexMdb(a, *db, **schema, *options);
 
   StoreOptions so = db->store_options;
   so.read_only = a.check_only;
@@ -154,7 +356,11 @@ CommandRunner RegisterIndex(CLI::App* app) {
       "rebuild the indexes of a database from its entries (slapindex): the stale "
       "ones, the attributes named, or --all; tables of indexes no longer configured "
       "are dropped. Without -f or --index, the configuration recorded in the database "
-      "is used");
+      "is used. On slapd's back-mdb format (slapindex's database), which records no "
+      "index state: every configured index (-f) is rebuilt from id2e in place, or only "
+      "the attributes named; index databases of attributes no longer configured are "
+      "kept (and listed) unless --all is given or they are named; --check cannot tell "
+      "stale indexes there and says so");
   cmd->add_option("attributes", a->attributes, "attributes whose indexes to rebuild (default all)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   AddIndexBuildOptions(cmd, &a->build);

@@ -1,7 +1,9 @@
 #include "tools/search_session.h"
 
 #include "lib/pipeline/database_meta.h"
+#include "lib/format/mdb/mdb_search.h"
 #include "lib/pipeline/indexer.h"
+#include "lib/pipeline/mdb_load.h"
 
 namespace dirload::tools {
 
@@ -9,6 +11,18 @@ Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& arg
   auto s = std::make_unique<SearchSession>();
   DIRLOAD_ASSIGN_OR_RETURN(s->db, ResolveDatabase(args, /*creating=*/false));
   DIRLOAD_ASSIGN_OR_RETURN(s->schema, BuildSchema(s->db));
+  // The format first: the native checks below refuse slapd's database.
+  DIRLOAD_ASSIGN_OR_RETURN(s->format, DetectDatabaseFormat(s->db.dir));
+  if (s->format == DatabaseFormat::kMdb) {
+    DIRLOAD_ASSIGN_OR_RETURN(s->mdb, mdb::MdbReader::Open(s->db.dir));
+    s->dictionary = s->mdb->dictionary();
+    s->suffix = s->db.suffix;
+    s->mdb_keys = MdbKeyOptionsFrom(s->db.index_tuning);
+    DIRLOAD_ASSIGN_OR_RETURN(IndexConfig configured, BuildIndexConfig(*s->schema, s->db));
+    DIRLOAD_ASSIGN_OR_RETURN(
+        s->indexes, mdb::MdbUsableIndexes(*s->mdb->env(), *s->schema, configured, &s->stale));
+    return s;
+  }
   StoreOptions so = s->db.store_options;
   so.read_only = true;
   DIRLOAD_ASSIGN_OR_RETURN(s->store, Store::Open(s->db.backend, s->db.dir, so));

@@ -2,6 +2,11 @@
 // reading, its dictionary, the schema, and the index configuration (from
 // slapd.conf or --index, else as recorded in the database), with stale
 // indexes set aside so that results stay exact.
+//
+// The format is detected first. On slapd's back-mdb format the session holds
+// an MdbReader instead of a store (store is null), the dictionary is ad2i's,
+// and the indexes are the configured ones (slapd records none) whose index
+// databases exist and are not empty; the others are listed in `stale`.
 #pragma once
 
 #include <memory>
@@ -9,6 +14,9 @@
 #include <vector>
 
 #include "lib/entry/entry_codec.h"
+#include "lib/format/format_detect.h"
+#include "lib/format/mdb/mdb_index_keys.h"
+#include "lib/format/mdb/mdb_reader.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
 #include "lib/search/search.h"
@@ -25,6 +33,9 @@ struct SearchSession {
   std::string suffix;
   IndexConfig indexes;             // fresh indexes only
   std::vector<std::string> stale;  // "idx.cn: why"
+  DatabaseFormat format = DatabaseFormat::kNative;
+  std::unique_ptr<mdb::MdbReader> mdb;  // kMdb only
+  mdb::MdbKeyOptions mdb_keys;          // kMdb: slapd.conf's index_* settings
 };
 
 Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& args);

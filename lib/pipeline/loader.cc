@@ -163,6 +163,10 @@ struct Loader::Item {
   std::string pretty_dn;
   std::string sort_key;        // dn2id key
   std::string encoded_values;  // id2entry value after the DN (lib/entry)
+  // With a sink's ValueNormalizer: what the format stores beside each of
+  // prepared.values (has_normalized[i] set when computed).
+  std::vector<std::string> normalized;
+  std::vector<uint8_t> has_normalized;
   EntryChecker::Prepared prepared;
 };
 
@@ -233,6 +237,20 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   }
   item->encoded_values.clear();
   EncodeValues(values, &item->encoded_values);
+  item->normalized.resize(item->prepared.values.size());
+  item->has_normalized.assign(item->prepared.values.size(), 0);
+  if (local->normalizer == nullptr) return;
+  for (size_t i = 0; i < item->prepared.values.size(); ++i) {
+    const auto& [description, value] = item->prepared.values[i];
+    bool stored = false;
+    Status st = local->normalizer->Normalize(description, value, &item->normalized[i], &stored);
+    if (!st.ok()) {
+      item->error = st;
+      return;
+    }
+    item->has_normalized[i] = 1;
+    if (!stored) item->normalized[i].clear();
+  }
 }
 
 Status Loader::Process(Item* item) {
@@ -409,6 +427,14 @@ Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& s
     std::lock_guard<std::mutex> lock(dictionary_mu_);
     for (const ValueRef& v : view.values) {
       sink_values_.push_back({dictionary_.Name(v.description), v.value, false});
+    }
+  }
+  // The entry's own values come first, in the order the workers saw them.
+  if (sink_values_.size() >= item.normalized.size()) {
+    for (size_t i = 0; i < item.normalized.size(); ++i) {
+      if (!item.has_normalized[i]) continue;
+      sink_values_[i].normalized = item.normalized[i];
+      sink_values_[i].has_normalized = true;
     }
   }
   // The values this load made are the last runs (CompleteValues): only
@@ -665,6 +691,9 @@ class Loader::Pipeline {
       workers_.emplace_back([this, checker = prototype]() mutable {
         pthread_setname_np(pthread_self(), "dirload-check");
         WorkerState local;
+        if (loader_->options_.sink != nullptr) {
+          local.normalizer = loader_->options_.sink->NewNormalizer();
+        }
         WorkLoop(&checker, &local);
       });
     }

@@ -65,8 +65,24 @@ class EntrySink {
     std::string_view description;  // canonical ("cn;lang-de")
     std::string_view value;
     bool generated = false;  // made by this load (operational_attributes.h), not read
+    // What the format stores beside the value, when a ValueNormalizer made
+    // it already (has_normalized); the sink computes it otherwise.
+    std::string_view normalized;
+    bool has_normalized = false;
+  };
+  // What the format stores beside each value (slapd's normalized copies),
+  // computed by the checking workers so that the writing thread only
+  // writes. One per worker: not thread-safe itself.
+  class ValueNormalizer {
+   public:
+    virtual ~ValueNormalizer() = default;
+    // *stored false: the format keeps nothing beside this value.
+    virtual Status Normalize(std::string_view description, std::string_view value, std::string* out,
+                             bool* stored) = 0;
   };
   virtual ~EntrySink() = default;
+  // Called once per checking worker; may be called from any thread.
+  virtual std::unique_ptr<ValueNormalizer> NewNormalizer() const { return nullptr; }
   // `parent` is 0 for the suffix entry. `dn` is the stored DN, `ndn` the
   // normalised one. IDs may come out of order where a child came before its
   // parent (the parent's ID was reserved).
@@ -151,6 +167,7 @@ class Loader {
   struct WorkerState {
     std::unordered_map<const char*, uint32_t> ids;  // canonical description -> dictionary id
     std::vector<ValueRef> values;
+    std::unique_ptr<EntrySink::ValueNormalizer> normalizer;  // with a sink that has one
   };
   static constexpr size_t kParentDns = 4096;
 

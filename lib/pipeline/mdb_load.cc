@@ -4,11 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "lib/entry/entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
+#include "lib/format/mdb/mdb_normalized.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_checker.h"
@@ -25,6 +30,54 @@ constexpr char kBuildDirName[] = ".dirload-build";
 
 Status StorageError(const std::string& what, const std::error_code& ec) {
   return Status::IoError(what + ": " + ec.message()).WithOrigin(ErrorOrigin::kStorage);
+}
+
+// `dn` as slapd stores an entry's DN (dnPretty, what slapcat and slapd show):
+// each type by its canonical name, options dropped; the AVAs of an RDN
+// sorted by that name; in a value, , + " \ < > ; = NUL, a leading '#' or
+// space and a trailing space written as \XX (upper-case hex), every other
+// byte (UTF-8, control characters) as it is. Dn::ToString writes "\," where
+// slapd writes "\2C": an export of slapcat's would not load back to the same
+// bytes. (slapd also folds runs of spaces in directory strings; an export
+// has none left.) `dn` was parsed by the loader; one that does not parse
+// again is kept as it is.
+std::string SlapdPrettyDn(const Schema& schema, std::string_view dn) {
+  Result<Dn> parsed = ParseDn(dn);
+  if (!parsed.ok()) return std::string(dn);
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  std::vector<std::pair<std::string_view, const Ava*>> avas;
+  for (size_t r = 0; r < parsed->rdns.size(); ++r) {
+    if (r > 0) out.push_back(',');
+    avas.clear();
+    for (const Ava& ava : parsed->rdns[r]) {
+      const AttributeType* type = schema.FindAttribute(ava.type);
+      if (type == nullptr || ava.ber) return std::string(dn);
+      avas.emplace_back(type->name(), &ava);
+    }
+    std::stable_sort(avas.begin(), avas.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t a = 0; a < avas.size(); ++a) {
+      if (a > 0) out.push_back('+');
+      out.append(avas[a].first);
+      out.push_back('=');
+      const std::string& v = avas[a].second->value;
+      for (size_t i = 0; i < v.size(); ++i) {
+        const auto c = static_cast<unsigned char>(v[i]);
+        const bool hex = c == 0 || c == ',' || c == '+' || c == '"' || c == '\\' || c == '<' ||
+                         c == '>' || c == ';' || c == '=' || (i == 0 && (c == '#' || c == ' ')) ||
+                         (i + 1 == v.size() && c == ' ');
+        if (hex) {
+          out.push_back('\\');
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+      }
+    }
+  }
+  return out;
 }
 
 Status SyncPath(const std::string& path) {
@@ -59,16 +112,52 @@ Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view
   return config_database_type == "mdb" ? DatabaseFormat::kMdb : DatabaseFormat::kNative;
 }
 
-MdbSink::MdbSink(mdb::MdbLoadWriter* writer) : writer_(writer), written_(writer->last_id()) {}
+MdbSink::MdbSink(mdb::MdbLoadWriter* writer, const Schema* schema)
+    : writer_(writer), schema_(schema), written_(writer->last_id()) {}
+
+namespace {
+
+// slapd's normalized copies, per checking worker, with what it learnt of
+// each description.
+class MdbValueNormalizer final : public EntrySink::ValueNormalizer {
+ public:
+  explicit MdbValueNormalizer(const Schema* schema) : schema_(schema) {}
+  Status Normalize(std::string_view description, std::string_view value, std::string* out,
+                   bool* stored) override {
+    auto it = types_.find(std::string(description));
+    if (it == types_.end()) {
+      Result<AttributeDescription> d = schema_->ParseAttributeDescription(description);
+      const AttributeType* type = d.ok() && mdb::MdbStoresNormalized(*d->type) ? d->type : nullptr;
+      it = types_.emplace(std::string(description), type).first;
+    }
+    *stored = it->second != nullptr;
+    if (!*stored) return Status::Ok();
+    return mdb::MdbNormalizedValue(*schema_, *it->second, value, out);
+  }
+
+ private:
+  const Schema* schema_;
+  std::unordered_map<std::string, const AttributeType*> types_;
+};
+
+}  // namespace
+
+std::unique_ptr<EntrySink::ValueNormalizer> MdbSink::NewNormalizer() const {
+  return std::make_unique<MdbValueNormalizer>(schema_);
+}
 
 void MdbSink::Owned::Assign(std::span<const Value> in) {
   descriptions.clear();
   values.clear();
+  normalized.clear();
   generated.clear();
+  has_normalized.clear();
   for (const Value& v : in) {
     descriptions.emplace_back(v.description);
     values.emplace_back(v.value);
+    normalized.emplace_back(v.normalized);
     generated.push_back(v.generated);
+    has_normalized.push_back(v.has_normalized);
   }
 }
 
@@ -76,7 +165,7 @@ std::vector<EntrySink::Value> MdbSink::Owned::View() const {
   std::vector<Value> out;
   out.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    out.push_back({descriptions[i], values[i], generated[i]});
+    out.push_back({descriptions[i], values[i], generated[i], normalized[i], has_normalized[i]});
   }
   return out;
 }
@@ -85,7 +174,9 @@ Status MdbSink::WriteView(EntryId id, EntryId parent, std::string_view nrdn, std
                           std::span<const Value> values) {
   std::vector<mdb::MdbValue> out;
   out.reserve(values.size());
-  for (const Value& v : values) out.push_back({v.description, v.value, v.generated});
+  for (const Value& v : values) {
+    out.push_back({v.description, v.value, v.generated, v.normalized, v.has_normalized});
+  }
   DIRLOAD_RETURN_IF_ERROR(writer_->AddEntry(id, parent, nrdn, rdn, out));
   written_ = id;
   return Status::Ok();
@@ -110,7 +201,8 @@ Status MdbSink::Add(EntryId id, EntryId parent, std::string_view ndn, std::strin
   // back-mdb keeps each entry's own RDN (normalised and as given) under its
   // parent; the suffix entry's "RDN" is the whole suffix DN.
   std::string_view nrdn = parent == 0 ? ndn : mdb::MdbLeftmostRdn(ndn);
-  std::string_view rdn = parent == 0 ? dn : mdb::MdbLeftmostRdn(dn);
+  const std::string pretty = SlapdPrettyDn(*schema_, parent == 0 ? dn : mdb::MdbLeftmostRdn(dn));
+  std::string_view rdn = pretty;
   if (parent == 0) {
     suffix_id_ = id;
     suffix_.parent = 0;
@@ -183,17 +275,22 @@ Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Sc
       DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> old, mdb::MdbEnv::Open(dir, ro));
       DIRLOAD_RETURN_IF_ERROR(old->CopyTo(load->build_dir_));
     }
+  }
+  StoreOptions so;
+  so.create = true;
+  DIRLOAD_ASSIGN_OR_RETURN(load->scratch_, Store::Open(Backend::kLmdb, load->scratch_dir_, so));
+  if (load->appending_) {
+    // Read the copy before the writer opens it: LMDB must not have one file
+    // open twice in a process (closing the reader's environment frees every
+    // reader slot of this process, the writer's too: MDB_BAD_RSLOT).
+    DIRLOAD_RETURN_IF_ERROR(load->CopyExistingNames());
     DIRLOAD_ASSIGN_OR_RETURN(
         load->writer_, mdb::MdbLoadWriter::OpenExisting(schema, load->build_dir_, options.writer));
   } else {
     DIRLOAD_ASSIGN_OR_RETURN(load->writer_,
                              mdb::MdbLoadWriter::Create(schema, load->build_dir_, options.writer));
   }
-  load->sink_ = std::make_unique<MdbSink>(load->writer_.get());
-  StoreOptions so;
-  so.create = true;
-  DIRLOAD_ASSIGN_OR_RETURN(load->scratch_, Store::Open(Backend::kLmdb, load->scratch_dir_, so));
-  if (load->appending_) DIRLOAD_RETURN_IF_ERROR(load->CopyExistingNames());
+  load->sink_ = std::make_unique<MdbSink>(load->writer_.get(), &schema);
   return load;
 }
 
@@ -202,9 +299,10 @@ Status MdbLoad::CopyExistingNames() {
   // every stored entry's DN, as if it had loaded them.
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbReader> reader,
                            mdb::MdbReader::Open(build_dir_));
-  uint64_t entries = 0;
+  uint64_t entries = 0, last_id = 0;
   std::string key, value, id_key, entry;
   Status st = reader->ForEach([&](const mdb::MdbReadEntry& e) -> Status {
+    last_id = std::max(last_id, e.id);
     const std::string sort_key = EntryChecker::SortKey(e.ndn);
     value.clear();
     AppendDn2IdValue(e.id, sort_key, &value);
@@ -222,7 +320,7 @@ Status MdbLoad::CopyExistingNames() {
   DatabaseMeta meta;
   meta.state = DatabaseState::kReady;
   meta.suffix = options_.suffix;
-  meta.next_id = writer_->last_id() + 1;
+  meta.next_id = last_id + 1;
   meta.entries = entries;
   DIRLOAD_RETURN_IF_ERROR(WriteMeta(scratch_.get(), meta));
   return scratch_->Commit();

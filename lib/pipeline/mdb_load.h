@@ -28,6 +28,7 @@
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
 #include "lib/pipeline/loader.h"
+#include "lib/pipeline/slapd_config.h"
 #include "lib/schema/schema.h"
 #include "lib/store/store.h"
 #include "lib/util/status.h"
@@ -41,11 +42,27 @@ namespace dirload {
 Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view requested,
                                         std::string_view config_database_type);
 
+// slapd.conf's index_* settings as back-mdb's key options: the stored keys
+// (add, index) and the searched ones (search) must be made with the same.
+inline mdb::MdbKeyOptions MdbKeyOptionsFrom(const IndexTuning& t) {
+  mdb::MdbKeyOptions k;
+  k.hash64 = t.hash64;
+  k.substr_if_minlen = t.substr_if_minlen;
+  k.substr_if_maxlen = t.substr_if_maxlen;
+  k.substr_any_len = t.substr_any_len;
+  k.substr_any_step = t.substr_any_step;
+  k.intlen = t.intlen;
+  return k;
+}
+
 // Writes the loader's entries through an MdbLoadWriter in ascending ID
 // order. The writer is borrowed and must outlive the sink.
 class MdbSink final : public EntrySink {
  public:
-  explicit MdbSink(mdb::MdbLoadWriter* writer);
+  // Both borrowed; they must outlive the sink and its normalizers.
+  MdbSink(mdb::MdbLoadWriter* writer, const Schema* schema);
+
+  std::unique_ptr<ValueNormalizer> NewNormalizer() const override;
 
   Status Add(EntryId id, EntryId parent, std::string_view ndn, std::string_view dn,
              std::span<const Value> values) override;
@@ -64,8 +81,8 @@ class MdbSink final : public EntrySink {
   struct Owned {
     EntryId parent = 0;
     std::string nrdn, rdn;
-    std::vector<std::string> descriptions, values;
-    std::vector<bool> generated;
+    std::vector<std::string> descriptions, values, normalized;
+    std::vector<bool> generated, has_normalized;
     void Assign(std::span<const Value> in);
     std::vector<Value> View() const;
   };
@@ -75,6 +92,7 @@ class MdbSink final : public EntrySink {
   Status Drain();
 
   mdb::MdbLoadWriter* writer_;
+  const Schema* schema_;
   EntryId written_;  // highest ID written
   std::map<EntryId, Owned> pending_;
   // The suffix entry as added, for -w (Values/Replace).

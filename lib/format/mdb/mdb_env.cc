@@ -389,6 +389,30 @@ Status MdbTxn::AppendMultiple(MdbDb db, std::string_view key, std::string_view d
   return Status::Ok();
 }
 
+Status MdbTxn::ForEachDup(MdbDb db, std::string_view key,
+                          const std::function<Status(std::string_view)>& fn) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k = Val(key), v;
+  Status st;
+  for (rc = mdb_cursor_get(c, &k, &v, MDB_SET); rc == 0;
+       rc = mdb_cursor_get(c, &k, &v, MDB_NEXT_DUP)) {
+    st = fn(View(v));
+    if (!st.ok()) break;
+  }
+  mdb_cursor_close(c);
+  if (!st.ok()) return st;
+  if (rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get(dup)");
+  return Status::Ok();
+}
+
+Status MdbTxn::DeleteDb(MdbDb db) {
+  int rc = mdb_drop(Txn(txn_), db.dbi, 1);
+  if (rc != 0) return env_->EngineError(rc, "mdb_drop(delete)");
+  return Status::Ok();
+}
+
 Status MdbTxn::Drop(MdbDb db) {
   int rc = mdb_drop(Txn(txn_), db.dbi, 0);
   if (rc != 0) return env_->EngineError(rc, "mdb_drop");

@@ -114,8 +114,16 @@ class MdbTxn {
   // to back in `data`, under `key` with one MDB_MULTIPLE put. REQUIRES: key
   // greater than every key present, duplicates ascending.
   Status AppendMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size);
+  // Dup tables: calls `fn` for each duplicate of `key` in duplicate order
+  // (none when the key is absent); stops at and returns the first non-OK
+  // status `fn` returns.
+  Status ForEachDup(MdbDb db, std::string_view key,
+                    const std::function<Status(std::string_view value)>& fn);
   // Removes every pair of `db`, keeping the sub-database.
   Status Drop(MdbDb db);
+  // Removes `db` itself from the environment (mdb_drop with delete). Its
+  // handle, and the MdbEnv's entry for it, must not be used afterwards.
+  Status DeleteDb(MdbDb db);
 
   Status Commit();
   void Abort();

@@ -128,42 +128,68 @@ int64_t MdbLoadWriter::NodeIndex(uint64_t id) const {
 
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
   // Group the values into one record per canonical description.
-  MdbEntry entry;
-  std::vector<const AttributeType*> types;
-  std::vector<std::string> names;
+  MdbEntry& entry = entry_;
+  size_t used = 0;  // records of entry_ in use; the rest keep their buffers
+  std::vector<const Description*> records;
   std::vector<bool> generated;
   std::vector<std::string_view> classes;
+  // Per record: the values' given normalized copies, while all have one.
+  std::vector<std::vector<std::string_view>> given;
+  std::vector<bool> all_given;
   for (const MdbValue& v : values) {
-    Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
-    // An undefined type reaches here only from a load without schema checks
-    // (slapadd -s stores those too): kept as written, with no normalized copy.
-    std::string name = desc.ok() ? desc->ToString() : std::string(v.description);
-    const AttributeType* type = desc.ok() ? desc->type : nullptr;
+    auto it = descriptions_.find(std::string(v.description));
+    if (it == descriptions_.end()) {
+      Description d;
+      Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
+      // An undefined type reaches here only from a load without schema
+      // checks (slapadd -s stores those too): kept as written, with no
+      // normalized copy.
+      d.name = desc.ok() ? desc->ToString() : std::string(v.description);
+      d.type = desc.ok() ? desc->type : nullptr;
+      d.normalized = d.type != nullptr && MdbStoresNormalized(*d.type);
+      d.object_class = d.type != nullptr && d.type->oid == kObjectClassOid;
+      it = descriptions_.emplace(std::string(v.description), std::move(d)).first;
+    }
+    const Description* d = &it->second;
     size_t r = 0;
-    while (r < names.size() && names[r] != name) ++r;
-    if (r == names.size()) {
-      names.push_back(std::move(name));
-      types.push_back(type);
+    while (r < records.size() && records[r]->name != d->name) ++r;
+    if (r == records.size()) {
+      records.push_back(d);
       generated.push_back(v.generated);
-      entry.attributes.emplace_back();
+      if (given.size() < records.size()) given.resize(records.size());
+      given[r].clear();
+      all_given.push_back(true);
+      if (used == entry.attributes.size()) entry.attributes.emplace_back();
+      MdbAttribute& a = entry.attributes[used++];
+      a.values.clear();
+      a.normalized.reset();
     }
     entry.attributes[r].values.emplace_back(v.value);
-    if (type != nullptr && type->oid == kObjectClassOid) classes.push_back(v.value);
+    if (v.has_normalized) {
+      given[r].push_back(v.normalized);
+    } else {
+      all_given[r] = false;
+    }
+    if (d->object_class) classes.push_back(v.value);
   }
+  entry.attributes.resize(used);
   entry.ocflags = MdbEntryOcFlags(schema_, classes);
-  for (size_t r = 0; r < names.size(); ++r) {
+  for (size_t r = 0; r < records.size(); ++r) {
     MdbAttribute& a = entry.attributes[r];
-    DIRLOAD_ASSIGN_OR_RETURN(a.adx, Ad2iNumber(names[r]));
-    if (generated[r] || types[r] == nullptr || !MdbStoresNormalized(*types[r])) continue;
+    DIRLOAD_ASSIGN_OR_RETURN(a.adx, Ad2iNumber(records[r]->name));
+    if (generated[r] || !records[r]->normalized) continue;
     a.normalized.emplace(a.values.size());
     for (size_t i = 0; i < a.values.size(); ++i) {
-      Status st = MdbNormalizedValue(schema_, *types[r], a.values[i], &(*a.normalized)[i]);
+      if (all_given[r]) {
+        (*a.normalized)[i].assign(given[r][i]);
+        continue;
+      }
+      Status st = MdbNormalizedValue(schema_, *records[r]->type, a.values[i], &(*a.normalized)[i]);
       if (!st.ok()) return st.WithPrefix("entry ID " + std::to_string(id) + ": ");
     }
   }
   encoded_.clear();
-  DIRLOAD_RETURN_IF_ERROR(EncodeMdbEntry(entry, &encoded_));
-  return Status::Ok();
+  return EncodeMdbEntry(entry, &encoded_);
 }
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {

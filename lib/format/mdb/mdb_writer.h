@@ -36,12 +36,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/util/status.h"
 
 namespace dirload {
 class Schema;
-}
+struct AttributeType;
+}  // namespace dirload
 
 namespace dirload::mdb {
 
@@ -63,6 +65,10 @@ struct MdbValue {
   // entryCSN): stored without a normalized copy. Decided per attribute
   // record, by its first value.
   bool generated = false;
+  // The normalized copy, when the caller computed it (MdbNormalizedValue;
+  // empty when the type stores none); computed here otherwise.
+  std::string_view normalized;
+  bool has_normalized = false;
 };
 
 // The leftmost RDN of an RFC 4514 DN string (normalized or as given): up to
@@ -156,6 +162,17 @@ class MdbLoadWriter {
   std::vector<Node> nodes_;
   std::string arena_;
   std::string encoded_;  // reused encoding buffer
+  // What Encode learnt of each description as written: entries repeat a
+  // few dozen descriptions millions of times.
+  struct Description {
+    std::string name;  // canonical ("cn;lang-de"), or as written when undefined
+    const AttributeType* type = nullptr;
+    bool normalized = false;    // slapd stores normalized copies
+    bool object_class = false;  // objectClass: its values set the ocflags
+    uint32_t adx = 0;           // ad2i number, 0 until first used
+  };
+  std::unordered_map<std::string, Description> descriptions_;
+  MdbEntry entry_;  // reused by Encode
 };
 
 }  // namespace dirload::mdb
