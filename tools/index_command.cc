@@ -14,11 +14,10 @@
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_index_writer.h"
-#include "lib/pipeline/mdb_load.h"
-#include "lib/schema/ascii.h"
-
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
+#include "lib/pipeline/mdb_load.h"
+#include "lib/schema/ascii.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
@@ -62,11 +61,10 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
   Result<IndexConfig> config = BuildIndexConfig(schema, db);
   if (!config.ok()) return ReportError(config.status());
   if (config->specs().size() > kMdbMaxIndexes) {
-    return ReportError(
-        Status::InvalidArgument(std::to_string(config->specs().size()) +
-                                " attributes are indexed; back-mdb opens at most " +
-                                std::to_string(kMdbMaxIndexes) + " index databases")
-            .WithOrigin(ErrorOrigin::kConfiguration));
+    return ReportError(Status::InvalidArgument(std::to_string(config->specs().size()) +
+                                               " attributes are indexed; back-mdb opens at most " +
+                                               std::to_string(kMdbMaxIndexes) + " index databases")
+                           .WithOrigin(ErrorOrigin::kConfiguration));
   }
   // The index databases there now.
   std::vector<std::string> existing;
@@ -103,8 +101,9 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
         return schema_internal::EqualsIgnoreCase(n, canonical);
       });
       if (it == unconfigured.end()) {
-        return ReportError(Status::InvalidArgument("no index is configured on '" + name +
-                                                   "' and " + db.dir + " has no index database "
+        return ReportError(Status::InvalidArgument("no index is configured on '" + name + "' and " +
+                                                   db.dir +
+                                                   " has no index database "
                                                    "for it")
                                .WithOrigin(ErrorOrigin::kUsage));
       }
@@ -124,8 +123,7 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
                  "tell a stale index from a current one (run 'dirload index' after changing "
                  "index lines)\n");
     if (!missing.empty()) {
-      std::fprintf(stderr, "dirload: configured but never built: %s\n",
-                   JoinNames(missing).c_str());
+      std::fprintf(stderr, "dirload: configured but never built: %s\n", JoinNames(missing).c_str());
     }
     if (!unconfigured.empty()) {
       std::fprintf(stderr, "dirload: index databases no longer configured: %s\n",

@@ -119,8 +119,9 @@ CommandRunner RegisterSearch(CLI::App* app) {
                           "search a database offline with an RFC 4515 filter; results are exact, "
                           "indexes only narrow the candidates. On slapd's back-mdb format the "
                           "indexes are the configured ones (-f) whose index databases exist and "
-                          "are not empty: slapd records no index state, so an index configured "
-                          "but never rebuilt with 'dirload index' cannot be told stale");
+                          "are not empty. slapd records no index state: an index whose lines "
+                          "changed since it was built cannot be told stale, so run 'dirload "
+                          "index' after changing index lines");
   cmd->add_option("filter", a->filter, "RFC 4515 filter, e.g. '(&(objectClass=person)(sn=Sm*))'")
       ->required();
   cmd->add_option("attributes", a->attributes, "attributes to show (default all)");

@@ -1,7 +1,7 @@
 #include "tools/search_session.h"
 
-#include "lib/pipeline/database_meta.h"
 #include "lib/format/mdb/mdb_search.h"
+#include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/mdb_load.h"
 

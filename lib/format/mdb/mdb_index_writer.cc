@@ -117,28 +117,36 @@ struct Target {
   size_t memory() const { return pairs.capacity() * 8 + key_bytes; }
 };
 
-// Sorts `t`'s pairs and calls fn(key, ids) per key in memcmp key order
-// with its distinct IDs ascending, then releases the target's memory.
+// Groups `t`'s pairs by key and calls fn(key, ids) per key in memcmp key
+// order with its distinct IDs ascending, then releases the target's memory.
+// Pairs arrive in ascending ID order (id2e is scanned in order), so a stable
+// counting sort on the key number keeps each key's IDs ascending: one pass
+// to count and one to place, instead of sorting every pair; only the
+// distinct keys are sorted.
 template <typename Fn>
 Status DrainSorted(Target& t, Fn&& fn) {
-  std::vector<uint32_t> order(t.keys.size());
+  const size_t n = t.keys.size();
+  std::vector<uint32_t> order(n);
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](uint32_t a, uint32_t b) { return t.keys[a] < t.keys[b]; });
-  std::vector<uint32_t> rank(order.size());
-  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
-  for (uint64_t& p : t.pairs) p = uint64_t{rank[p >> 32]} << 32 | (p & 0xffffffffu);
-  std::sort(t.pairs.begin(), t.pairs.end());
-  t.pairs.erase(std::unique(t.pairs.begin(), t.pairs.end()), t.pairs.end());
+  std::vector<size_t> begin(n + 1, 0);
+  for (uint64_t p : t.pairs) ++begin[(p >> 32) + 1];
+  for (size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
+  std::vector<uint32_t> grouped(t.pairs.size());
+  {
+    std::vector<size_t> next(begin.begin(), begin.end() - 1);
+    for (uint64_t p : t.pairs) grouped[next[p >> 32]++] = static_cast<uint32_t>(p);
+  }
+  std::vector<uint64_t>().swap(t.pairs);
   std::vector<uint64_t> ids;
-  for (size_t i = 0; i < t.pairs.size();) {
-    const uint64_t rank_bits = t.pairs[i] >> 32;
+  for (uint32_t key : order) {
     ids.clear();
-    while (i < t.pairs.size() && (t.pairs[i] >> 32) == rank_bits) {
-      ids.push_back(t.pairs[i] & 0xffffffffu);
-      ++i;
+    for (size_t i = begin[key]; i < begin[key + 1]; ++i) {
+      // A key an entry gives twice (two values with one fragment) counts once.
+      if (ids.empty() || ids.back() != grouped[i]) ids.push_back(grouped[i]);
     }
-    DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(t.keys[order[rank_bits]]), ids));
+    DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(t.keys[key]), ids));
   }
   // Assigning {} would keep the capacity: swap to release it.
   std::vector<uint64_t>().swap(t.pairs);

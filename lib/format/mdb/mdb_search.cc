@@ -143,8 +143,8 @@ class MdbPlanner {
     }
     std::vector<const IdList*> ptrs;
     for (const IdList& l : lists) ptrs.push_back(&l);
-    plan->how = f.children.empty() ? "or: absolute false"
-                                   : "or: union of " + std::to_string(lists.size());
+    plan->how =
+        f.children.empty() ? "or: absolute false" : "or: union of " + std::to_string(lists.size());
     return Candidates::Of(IdList::UnionAll(std::move(ptrs)));
   }
 
@@ -225,8 +225,7 @@ class MdbPlanner {
     const MdbKeyHasher initial(keys_, x.name(), kMdbSubstrInitialPrefix, x.syntax->oid,
                                x.substr->oid);
     const MdbKeyHasher any(keys_, x.name(), kMdbSubstrAnyPrefix, x.syntax->oid, x.substr->oid);
-    const MdbKeyHasher final_(keys_, x.name(), kMdbSubstrFinalPrefix, x.syntax->oid,
-                              x.substr->oid);
+    const MdbKeyHasher final_(keys_, x.name(), kMdbSubstrFinalPrefix, x.syntax->oid, x.substr->oid);
     const size_t minlen = keys_.substr_if_minlen, maxlen = keys_.substr_if_maxlen;
     const size_t any_len = keys_.substr_any_len;
     const size_t step = std::max<uint32_t>(1, keys_.substr_any_step);
@@ -256,7 +255,8 @@ class MdbPlanner {
       DIRLOAD_RETURN_IF_ERROR(
           NormalizeSubstring(schema_, x, *f.final, SubstringPosition::kFinal, &n));
       if (spec.Has(kIndexSubFinal) && n.size() >= minlen) {
-        out.push_back(final_.Key(std::string_view(n).substr(n.size() - std::min(maxlen, n.size()))));
+        out.push_back(
+            final_.Key(std::string_view(n).substr(n.size() - std::min(maxlen, n.size()))));
       }
       windows(n);
     }
@@ -438,7 +438,8 @@ class DnTree {
       for (size_t i = chain.size(); i-- > 0 && found;) {
         std::string_view dn = chain[i];
         std::string_view parent = ParentDn(dn);
-        std::string_view nrdn = dn.substr(0, parent.empty() ? dn.size() : dn.size() - parent.size() - 1);
+        std::string_view nrdn =
+            dn.substr(0, parent.empty() ? dn.size() : dn.size() - parent.size() - 1);
         MdbDnNode probe;
         probe.child = true;
         probe.nrdn.assign(nrdn);
@@ -493,8 +494,8 @@ Result<SearchResult> MdbSearch(MdbReader* reader, const Schema& schema,
   if (request.use_indexes && request.indexes != nullptr && !request.indexes->empty()) {
     MdbPlanner planner(env, txn, schema, *request.indexes, request.keys);
     PlanNode scratch;
-    DIRLOAD_ASSIGN_OR_RETURN(candidates,
-                             planner.Plan(request.filter, request.explain ? &result.plan : &scratch));
+    DIRLOAD_ASSIGN_OR_RETURN(
+        candidates, planner.Plan(request.filter, request.explain ? &result.plan : &scratch));
   } else if (request.explain) {
     result.plan.filter = request.filter.ToString();
     result.plan.how = request.use_indexes ? "no indexes configured" : "indexes not used";
