@@ -94,6 +94,66 @@ TEST_CASE("dirload add -F DIR -b SUFFIX loads into the database holding the suff
   CHECK(first.out.find("uid=u1") == std::string::npos);
 }
 
+TEST_CASE("index, search and stat with -F and -b/-n act on the database -f names") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir dir;
+  std::string skip = MakeConfig(dir);
+  if (!skip.empty()) {
+    MESSAGE("skipped: " << skip);
+    return;
+  }
+  std::string ldif = dir.Write("com.ldif", kComLdif);
+  RunResult add = RunDirload({"add", "-F", dir.File("slapd.d"), "-n", "2", "-l", ldif});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  // The configuration says `database mdb`: slapd's own format, which
+  // slapcat reads through the same slapd.d.
+  std::string slapcat = testing::FindProgram("slapcat");
+  if (!slapcat.empty()) {
+    testing::ProcessResult sc =
+        testing::RunProcess({slapcat, "-F", dir.File("slapd.d"), "-b", "dc=example,dc=com"}, 60);
+    REQUIRE_MESSAGE(sc.exit_code == 0, sc.Describe());
+    RunResult cat = RunDirload({"cat", "-F", dir.File("slapd.d"), "-b", "dc=example,dc=com"});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    CHECK(cat.out == sc.out);
+  }
+  const std::vector<std::vector<std::string>> selections = {
+      {"-F", dir.File("slapd.d"), "-n", "2"},
+      {"-F", dir.File("slapd.d"), "-b", "dc=example,dc=com"},
+      {"-f", dir.File("slapd.conf"), "-n", "2"},
+      {"-f", dir.File("slapd.conf"), "-b", "dc=example,dc=com"}};
+  std::vector<std::string> outputs;
+  for (const auto& select : selections) {
+    CAPTURE(select[0]);
+    CAPTURE(select[2]);
+    std::vector<std::string> index = {"index"};
+    index.insert(index.end(), select.begin(), select.end());
+    RunResult ix = RunDirload(index);
+    CHECK_MESSAGE(ix.exit_code == 0, ix.Describe());
+    // search takes -b as its base, which also picks the database.
+    std::vector<std::string> search = {"search", select[0], select[1]};
+    if (select[2] == "-n") {
+      search.insert(search.end(), {"-n", "2"});
+    } else {
+      search.insert(search.end(), {"-b", "dc=example,dc=com"});
+    }
+    search.insert(search.end(), {"--dn", "(uid=u1)"});
+    RunResult found = RunDirload(search);
+    REQUIRE_MESSAGE(found.exit_code == 0, found.Describe());
+    CHECK(found.out.find("uid=u1,dc=example,dc=com") != std::string::npos);
+    outputs.push_back(found.out);
+    std::vector<std::string> stat = {"stat", select[0], select[1]};
+    if (select[2] == "-n") stat.insert(stat.end(), {"-n", "2"});
+    if (select[2] == "-b") stat.insert(stat.end(), {"-n", "2"});
+    RunResult st = RunDirload(stat);
+    CHECK_MESSAGE(st.exit_code == 0, st.Describe());
+    CHECK(st.out.find("uid") != std::string::npos);
+  }
+  for (const std::string& o : outputs) CHECK(o == outputs[0]);
+  // The other database was never loaded: search there finds no database.
+  RunResult other = RunDirload({"search", "-F", dir.File("slapd.d"), "-n", "1", "(uid=u1)"});
+  CHECK(other.exit_code != 0);
+}
+
 TEST_CASE("configuration errors exit with status 2") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir dir;
