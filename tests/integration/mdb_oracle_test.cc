@@ -1,0 +1,994 @@
+// End-to-end oracle of `dirload add -f slapd.conf` into slapd's back-mdb
+// database: the real dirload binary and OpenLDAP's own tools side by side.
+// A generated directory (non-ASCII values, multi-valued and escaped RDNs,
+// attribute options, DN-valued attributes, a 60-level chain, a key over
+// 65,535 entries) is loaded by slapadd and by dirload from the same slapcat
+// export, so that entryUUID, entryCSN and the timestamps are fixed. Then:
+// every sub-database as mdb_dump prints it is the same (id2e up to the
+// padding slapd leaves unzeroed), slapcat and `dirload cat` print the same
+// bytes, slapindex rebuilds no index differently, and slapd serving either
+// database answers a matrix of searches with the same entries. Appending to
+// a slapadd database, and loads killed mid-run, are checked the same way.
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/ldif_generator.h"
+#include "tests/integration/dirload_process.h"
+#include "tests/support/child_process.h"
+#include "tests/support/temp_dir.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FindProgram;
+using testing::ProcessResult;
+using testing::ReadFile;
+using testing::RunDirload;
+using testing::RunProcess;
+using testing::TempDir;
+
+constexpr char kSuffix[] = "dc=example,dc=com";
+
+bool HaveOpenLdap() {
+  for (const char* p : {"slapadd", "slapcat", "slapindex", "slapd", "ldapsearch", "mdb_dump"}) {
+    if (FindProgram(p).empty()) return false;
+  }
+  return fs::exists("/usr/lib/ldap/back_mdb.la");
+}
+
+#define SKIP_WITHOUT_TOOLS()                                                       \
+  do {                                                                             \
+    REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing()); \
+    if (!HaveOpenLdap()) {                                                         \
+      MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");               \
+      return;                                                                      \
+    }                                                                              \
+  } while (0)
+
+const std::vector<std::string> kIndexLines = {
+    "objectClass eq",    "cn,sn,mail,uid eq,sub",  "name eq",          "uidNumber,gidNumber eq",
+    "member,manager eq", "telephoneNumber eq,sub", "description pres", "entryUUID eq",
+};
+
+// slapd.conf of a back-mdb database in `dir`. The unlimited size limit lets
+// slapd return every entry of the key over 65,535 IDs.
+std::string SlapdConf(const std::string& dir, const std::vector<std::string>& index_lines) {
+  std::string conf =
+      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
+      "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
+      "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n"
+      "sizelimit unlimited\n"
+      "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
+      "directory " +
+      dir + "\nmaxsize 1073741824\n";
+  for (const std::string& l : index_lines) conf += "index " + l + "\n";
+  return conf;
+}
+
+// A database directory and its slapd.conf, both in the test's TempDir.
+struct Db {
+  std::string dir, conf;
+};
+
+Db MakeDb(const TempDir& tmp, const std::string& name,
+          const std::vector<std::string>& index_lines = kIndexLines) {
+  Db db{tmp.File(name), ""};
+  fs::create_directory(db.dir);
+  db.conf = tmp.Write(name + ".conf", SlapdConf(db.dir, index_lines));
+  return db;
+}
+
+void Slapadd(const Db& db, const std::string& ldif, bool quick = true) {
+  std::vector<std::string> argv = {FindProgram("slapadd"), "-f", db.conf, "-l", ldif};
+  if (quick) argv.push_back("-q");
+  ProcessResult r = RunProcess(argv, 300);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+}
+
+ProcessResult DirloadAdd(const Db& db, const std::string& ldif) {
+  return RunDirload({"add", "-f", db.conf, "-l", ldif, "--progress", "never"}, 300);
+}
+
+std::string Slapcat(const Db& db) {
+  ProcessResult r = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 300);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  return r.out;
+}
+
+// Records of an LDIF text, split at blank lines (slapcat's output).
+std::vector<std::string> SplitRecords(const std::string& ldif) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p < ldif.size()) {
+    size_t e = ldif.find("\n\n", p);
+    if (e == std::string::npos) e = ldif.size();
+    if (e > p) out.push_back(ldif.substr(p, e - p) + "\n\n");
+    p = e + 2;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------ generated data
+
+// What the generated directory guarantees, for counts the searches must hit.
+struct Expected {
+  size_t entries = 0;
+  size_t inet_org_persons = 0;
+  size_t persons = 0;  // person and its subclasses
+  size_t uid_number_ge_1000 = 0;
+  size_t gid_101 = 0;
+  size_t devices = 0;
+  size_t descriptions = 0;  // entries with a description (any options)
+  size_t dept1_subtree = 0;
+  size_t managed_by_dept0 = 0;
+  size_t lang_de = 0;   // entries with cn;lang-de
+  size_t angstrom = 0;  // sn Ångström, precomposed or decomposed
+  size_t mueller = 0;   // sn Müller
+};
+
+constexpr int kDeepLevels = 60;
+constexpr int kPeoplePerDept = 40;
+constexpr int kDepts = 4;
+
+const char* const kSurnames[] = {
+    "Müller",
+    "Weiß",
+    "Οδυσσεύς",
+    "ΣΊΣΥΦΟΣ",
+    "Ｆｕｌｌｗｉｄｔｈ",
+    "Cafe\u0301",            // combining acute accent
+    "ﬁnley",                 // the ligature U+FB01
+    "Ångström",              // precomposed
+    "A\u030Angstro\u0308m",  // the same, decomposed
+    "Dvořák",
+    "Nguyễn",
+    "Smith",
+    "Johnson",
+    "Jones",
+};
+const char* const kGiven[] = {
+    "Anna",     "Jörg",   "Zoë",         "François", "Ελένη",
+    "Ｊｏｈｎ", "ﬂorian", "Rene\u0301e", "Bob",      "Łukasz",
+};
+
+class LdifText {
+ public:
+  void Entry(const std::string& dn, const std::vector<std::string>& lines) {
+    text_ += "dn: " + dn + "\n";
+    bool description = false;
+    for (const std::string& l : lines) {
+      text_ += l + "\n";
+      if (l.starts_with("description")) description = true;
+    }
+    text_ += "\n";
+    ++entries_;
+    if (description) ++descriptions_;
+  }
+  const std::string& text() const { return text_; }
+  size_t entries() const { return entries_; }
+  size_t descriptions() const { return descriptions_; }
+
+ private:
+  std::string text_;
+  size_t entries_ = 0, descriptions_ = 0;
+};
+
+std::string Upper(std::string s) {
+  for (char& c : s) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return s;
+}
+
+// The raw directory, for slapadd (it adds the operational attributes).
+std::string GenerateLdif(size_t devices, Expected* x) {
+  bench::Prng rng(20240611);
+  LdifText l;
+  l.Entry(kSuffix, {"objectClass: top", "objectClass: dcObject", "objectClass: organization",
+                    "dc: example", "o: Example Corp"});
+  l.Entry("ou=People,dc=example,dc=com",
+          {"objectClass: organizationalUnit", "ou: People", "description: the  People   branch "});
+  l.Entry("ou=Groups,dc=example,dc=com", {"objectClass: organizationalUnit", "ou: Groups"});
+  l.Entry("ou=Special,dc=example,dc=com", {"objectClass: organizationalUnit", "ou: Special"});
+  l.Entry("ou=Devices,dc=example,dc=com", {"objectClass: organizationalUnit", "ou: Devices"});
+  l.Entry("ou=Deep,dc=example,dc=com", {"objectClass: organizationalUnit", "ou: Deep"});
+
+  // People: under ou=DeptN,ou=People. The first of each department has a
+  // uid RDN and manages the others; every 9th has a multi-valued RDN, every
+  // 11th is a plain organizationalPerson.
+  std::vector<std::vector<std::string>> member_dns(6);
+  for (int d = 0; d < kDepts; ++d) {
+    const std::string dept = "ou=Dept" + std::to_string(d) + ",ou=People,dc=example,dc=com";
+    size_t before = l.entries();
+    l.Entry(dept, {"objectClass: organizationalUnit", "ou: Dept" + std::to_string(d), "l: Zürich",
+                   "telephoneNumber: +41 44 000 00 0" + std::to_string(d)});
+    for (int k = 0; k < kPeoplePerDept; ++k) {
+      const int i = d * kPeoplePerDept + k;
+      const std::string num = std::to_string(i);
+      const std::string sn = kSurnames[rng.Below(std::size(kSurnames))];
+      const std::string given = kGiven[rng.Below(std::size(kGiven))];
+      const bool plain = k % 11 == 7;
+      const bool multi = !plain && k % 9 == 4;
+      std::string rdn = plain   ? "cn=Person " + num
+                        : multi ? "cn=Person " + num + "+sn=" + sn
+                                : "uid=user" + num;
+      std::string dn = rdn + "," + dept;
+      std::vector<std::string> a;
+      if (i % 3 == 0) a.push_back("objectClass: top");
+      if (plain) {
+        a.insert(a.end(), {"objectClass: person", "objectClass: organizationalPerson"});
+      } else {
+        a.insert(a.end(), {"objectClass: inetOrgPerson", "objectClass: posixAccount"});
+      }
+      a.push_back("cn: " + given + " " + sn);
+      a.push_back("cn: Person " + num);
+      a.push_back("sn: " + sn);
+      if (sn == "Müller") ++x->mueller;
+      if (sn.starts_with("Å") || sn.starts_with("A\u030A")) ++x->angstrom;
+      if (i % 5 == 1) {
+        a.push_back("cn;lang-de: " + given + " Deutsch");
+        ++x->lang_de;
+      }
+      if (i % 3 == 1) a.push_back("description: person " + num + " of   Dept" + std::to_string(d));
+      if (i % 6 == 2) a.push_back("description;lang-en;lang-de: tagged " + num);
+      static const char* const kPhones[] = {"+1 555 0100 %d", "+1-555-0100-%d", "+15550100%d",
+                                            "+1 (555) 0100 %d"};
+      char phone[64];
+      std::snprintf(phone, sizeof phone, kPhones[i % 4], i);
+      a.push_back(std::string("telephoneNumber: ") + phone);
+      if (i % 4 == 2) a.push_back("seeAlso: cn=Group1, ou=GROUPS, dc=example, dc=com");
+      if (!plain) {
+        ++x->inet_org_persons;
+        a.push_back("uid: user" + num);
+        const int uid_number = 900 + 5 * i;
+        if (uid_number >= 1000) ++x->uid_number_ge_1000;
+        a.push_back("uidNumber: " + std::to_string(uid_number));
+        a.push_back("gidNumber: " + std::to_string(100 + d));
+        if (d == 1) ++x->gid_101;
+        a.push_back("homeDirectory: /home/user" + num);
+        a.push_back(i % 2 == 0 ? "mail: User" + num + "@Example.COM"
+                               : "mail: user" + num + "@example.com");
+        if (k > 0) {
+          // The department's first person, spelled oddly.
+          a.push_back("manager: UID=USER" + std::to_string(d * kPeoplePerDept) + ", ou=dept" +
+                      std::to_string(d) + " , OU=People,DC=Example,dc=COM");
+          if (d == 0) ++x->managed_by_dept0;
+        }
+      }
+      ++x->persons;
+      l.Entry(dn, a);
+      // Group members, some of them spelled oddly: upper-case types and
+      // values, spaces after commas, the RDN's values in the other order.
+      std::string member = dn;
+      if (multi) {
+        member = "SN=" + sn + "+CN=Person " + num + ", " + Upper(dept);
+      } else if (i % 2 == 1) {
+        member = Upper(rdn) + ", " + dept;
+      }
+      member_dns[i % 6].push_back(member);
+    }
+    if (d == 1) x->dept1_subtree = l.entries() - before;
+  }
+  member_dns[5].push_back("cn=Smith\\2C John,ou=special,dc=example,dc=com");
+  for (int g = 0; g < 6; ++g) {
+    std::vector<std::string> a = {"objectClass: groupOfNames", "cn: Group" + std::to_string(g)};
+    for (const std::string& m : member_dns[g]) a.push_back("member: " + m);
+    l.Entry("cn=Group" + std::to_string(g) + ",ou=Groups,dc=example,dc=com", a);
+  }
+
+  // RDNs with escaped characters and several values.
+  const std::string special = ",ou=Special,dc=example,dc=com";
+  auto person = [&](const std::string& rdn, const std::vector<std::string>& values) {
+    std::vector<std::string> a = {"objectClass: person"};
+    a.insert(a.end(), values.begin(), values.end());
+    l.Entry(rdn + special, a);
+    ++x->persons;
+  };
+  person("cn=Smith\\, John", {"cn: Smith, John", "sn: Smith"});
+  person("cn=\\#hash", {"cn: #hash", "sn: hash"});
+  person("cn=a\\+b", {"cn: a+b", "sn: b"});
+  person("cn=a+sn=b", {"cn: a", "sn: b"});
+  person("cn=semi\\;colon", {"cn: semi;colon", "sn: semi"});
+  person("cn=Ünïcödé+sn=Σίσυφος", {"cn: Ünïcödé", "sn: Σίσυφος", "description: ünï"});
+
+  // A chain of kDeepLevels organizational units under ou=Deep.
+  std::string chain = "ou=Deep,dc=example,dc=com";
+  for (int level = 1; level <= kDeepLevels; ++level) {
+    chain = "ou=n" + std::to_string(level) + "," + chain;
+    l.Entry(chain, {"objectClass: organizationalUnit", "ou: n" + std::to_string(level)});
+  }
+  l.Entry("cn=Bottom," + chain, {"objectClass: device", "cn: Bottom"});
+
+  for (size_t i = 0; i < devices; ++i) {
+    l.Entry("cn=dev" + std::to_string(i) + ",ou=Devices,dc=example,dc=com",
+            {"objectClass: device", "cn: dev" + std::to_string(i)});
+  }
+  x->devices = devices + 1;  // and cn=Bottom
+  x->entries = l.entries();
+  x->descriptions = l.descriptions();
+  return l.text();
+}
+
+// -------------------------------------------------------------- sub-databases
+
+std::vector<std::string> ListDbs(const std::string& dir) {
+  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  std::vector<std::string> names;
+  for (size_t p = 0; p < r.out.size();) {
+    size_t e = r.out.find('\n', p);
+    if (e == std::string::npos) e = r.out.size();
+    if (e > p) names.push_back(r.out.substr(p, e - p));
+    p = e + 1;
+  }
+  return names;
+}
+
+std::string Dump(const std::string& dir, const std::string& name) {
+  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 120);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  return r.out;
+}
+
+int HexDigit(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
+
+// The little-endian uint32 at byte `byte` of a value in hex.
+uint32_t HexWord(std::string_view hex, size_t byte) {
+  uint32_t w = 0;
+  for (int b = 3; b >= 0; --b) {
+    const size_t at = 2 * (byte + static_cast<size_t>(b));
+    w = w << 8 | static_cast<uint32_t>(HexDigit(hex[at]) << 4 | HexDigit(hex[at + 1]));
+  }
+  return w;
+}
+
+// The length of an id2e value (hex, as mdb_dump prints it) before its
+// padding: a 16-byte header, per attribute its number, its value count
+// (high bit: normalized copies follow) and one length per value, then each
+// value with a NUL.
+size_t UnpaddedId2eBytes(std::string_view hex) {
+  const size_t bytes = hex.size() / 2;
+  if (bytes < 16) return bytes;
+  const uint32_t nattrs = HexWord(hex, 0);
+  size_t pos = 16, data = 0;
+  for (uint32_t a = 0; a < nattrs; ++a) {
+    if (pos + 8 > bytes) return bytes;
+    const uint32_t numvals = HexWord(hex, pos + 4);
+    pos += 8;
+    size_t lengths = numvals & 0x7fffffff;
+    if (numvals & 0x80000000) lengths *= 2;
+    for (size_t v = 0; v < lengths; ++v) {
+      if (pos + 4 > bytes) return bytes;
+      data += HexWord(hex, pos) + 1;
+      pos += 4;
+    }
+  }
+  return std::min(bytes, pos + data);
+}
+
+// mdb_dump of id2e with every value's padding bytes zeroed; `*dirty` counts
+// the values whose padding was not zero.
+std::string MaskId2ePadding(const std::string& dump, size_t* dirty) {
+  std::string out;
+  size_t p = dump.find("HEADER=END\n");
+  REQUIRE(p != std::string::npos);
+  p += 11;
+  out = dump.substr(0, p);
+  bool value = false;
+  while (p < dump.size()) {
+    size_t e = dump.find('\n', p);
+    if (e == std::string::npos) e = dump.size();
+    std::string line = dump.substr(p, e - p);
+    p = e + 1;
+    if (!line.empty() && line[0] == ' ') {
+      if (value) {
+        const size_t used = 1 + 2 * UnpaddedId2eBytes(std::string_view(line).substr(1));
+        if (line.find_first_not_of('0', used) != std::string::npos) {
+          ++*dirty;
+          std::fill(line.begin() + static_cast<std::ptrdiff_t>(used), line.end(), '0');
+        }
+      }
+      value = !value;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+// "" when equal, else the first differing line of each.
+std::string FirstDifference(const std::string& mine, const std::string& theirs) {
+  if (mine == theirs) return "";
+  size_t line = 1, p = 0;
+  while (true) {
+    size_t a = mine.find('\n', p), b = theirs.find('\n', p);
+    std::string x = mine.substr(p, a == std::string::npos ? a : a - p);
+    std::string y = theirs.substr(p, b == std::string::npos ? b : b - p);
+    if (x != y || a == std::string::npos || b == std::string::npos) {
+      return "line " + std::to_string(line) + ": dirload '" + x.substr(0, 300) + "' slapadd '" +
+             y.substr(0, 300) + "'";
+    }
+    p = a + 1;
+    ++line;
+  }
+}
+
+bool IsIndex(const std::string& name) {
+  return name != "ad2i" && name != "dn2i" && name != "id2e" && name != "id2v";
+}
+
+// Every sub-database of dirload's `mine` as mdb_dump prints it equals
+// slapadd's `theirs` (id2e up to slapd's unzeroed padding, unless
+// `with_id2e` is false).
+void CompareDatabases(const std::string& theirs, const std::string& mine, bool with_id2e = true) {
+  const std::vector<std::string> dbs = ListDbs(theirs);
+  CHECK(ListDbs(mine) == dbs);
+  for (const char* name : {"ad2i", "dn2i", "id2e", "objectClass", "cn", "name", "uidNumber"}) {
+    CHECK_MESSAGE(std::find(dbs.begin(), dbs.end(), name) != dbs.end(), name);
+  }
+  for (const std::string& name : dbs) {
+    if (name == "id2e" && !with_id2e) continue;
+    CAPTURE(name);
+    std::string a = Dump(mine, name), b = Dump(theirs, name);
+    if (name == "id2e") {
+      size_t mine_dirty = 0, theirs_dirty = 0;
+      std::string masked = MaskId2ePadding(a, &mine_dirty);
+      CHECK_MESSAGE(mine_dirty == 0, "dirload left non-zero padding in id2e");
+      a = masked;
+      b = MaskId2ePadding(b, &theirs_dirty);
+      MESSAGE("slapadd's id2e values with non-zero padding: " << theirs_dirty);
+    }
+    CHECK(FirstDifference(a, b) == "");
+  }
+}
+
+// `slapindex -q -t` on a copy of `db` rebuilds every index to the same bytes.
+void CheckSlapindexKeepsIndexes(const TempDir& tmp, const Db& db) {
+  Db copy = MakeDb(tmp, "slapindex-copy");
+  fs::copy_file(fs::path(db.dir) / "data.mdb", fs::path(copy.dir) / "data.mdb");
+  std::vector<std::string> names;
+  for (const std::string& n : ListDbs(copy.dir)) {
+    if (IsIndex(n)) names.push_back(n);
+  }
+  REQUIRE(names.size() >= 8);
+  std::vector<std::string> before;
+  for (const std::string& n : names) before.push_back(Dump(copy.dir, n));
+  ProcessResult r = RunProcess({FindProgram("slapindex"), "-q", "-t", "-f", copy.conf}, 300);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  for (size_t i = 0; i < names.size(); ++i) {
+    CAPTURE(names[i]);
+    CHECK(FirstDifference(before[i], Dump(copy.dir, names[i])) == "");
+  }
+}
+
+// ------------------------------------------------------------------ slapd
+
+void SleepSeconds(double s) {
+  timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};
+  ::nanosleep(&ts, nullptr);
+}
+
+// A loopback TCP port no one listens on right now.
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(fd);
+  REQUIRE(ok);
+  return ntohs(addr.sin_port);
+}
+
+// slapd in the foreground serving one database on a loopback port; stopped
+// (and reaped) when the object goes, also when a check failed.
+class Slapd {
+ public:
+  Slapd(const TempDir& tmp, const std::string& name, const Db& db) {
+    const std::string err = tmp.File(name + ".slapd.err");
+    // Another process may take the free port before slapd binds it: retry.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      url_ = "ldap://127.0.0.1:" + std::to_string(FreePort());
+      child_ = std::make_unique<testing::ChildProcess>();
+      std::string error;
+      REQUIRE_MESSAGE(
+          child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", db.conf, "-d", "0"},
+                        tmp.File(name + ".slapd.out"), err, &error),
+          error);
+      // Bounded: about 10 s for slapd to answer the root DSE.
+      for (int i = 0; i < 100 && child_->Running(); ++i) {
+        ProcessResult r = RunProcess({FindProgram("ldapsearch"), "-x", "-LLL", "-o", "nettimeout=2",
+                                      "-H", url_, "-b", "", "-s", "base", "1.1"},
+                                     10);
+        if (r.exit_code == 0) return;
+        SleepSeconds(0.1);
+      }
+      if (child_->Running()) break;  // running but not answering: give up
+    }
+    FAIL("slapd did not answer on " << url_ << ": " << ReadFile(err));
+  }
+  ~Slapd() {
+    if (child_ && child_->Running()) {
+      child_->Kill(SIGTERM);
+      ProcessResult r;
+      child_->Wait(10, &r);
+    }
+  }
+  Slapd(const Slapd&) = delete;
+  Slapd& operator=(const Slapd&) = delete;
+
+  const std::string& url() const { return url_; }
+
+  // ldapsearch's exit status and its entries: each entry's text when
+  // `attrs` asks for more than the DN, sorted (slapd returns them in ID
+  // order, which the comparison should not depend on).
+  struct Answer {
+    int exit_code = -1;
+    std::vector<std::string> entries;
+    std::string err;
+  };
+  Answer Search(const std::string& base, const std::string& scope, const std::string& filter,
+                const std::vector<std::string>& attrs = {"dn"}) const {
+    std::vector<std::string> argv = {FindProgram("ldapsearch"),
+                                     "-x",
+                                     "-LLL",
+                                     "-o",
+                                     "ldif-wrap=no",
+                                     "-o",
+                                     "nettimeout=10",
+                                     "-H",
+                                     url_,
+                                     "-b",
+                                     base,
+                                     "-s",
+                                     scope,
+                                     filter};
+    argv.insert(argv.end(), attrs.begin(), attrs.end());
+    ProcessResult r = RunProcess(argv, 120);
+    Answer a;
+    a.exit_code = r.exit_code;
+    a.err = r.err;
+    for (std::string& e : SplitRecords(r.out)) a.entries.push_back(std::move(e));
+    std::sort(a.entries.begin(), a.entries.end());
+    return a;
+  }
+
+ private:
+  std::string url_;
+  std::unique_ptr<testing::ChildProcess> child_;
+};
+
+struct Query {
+  std::string base, scope, filter;
+  long expect = -1;      // the number of entries the data guarantees, -1: unknown
+  bool nonempty = true;  // the data guarantees a match
+  std::vector<std::string> attrs = {"dn"};
+  int status = 0;  // ldapsearch's exit status (32: no such object)
+};
+
+// Runs every query on both servers: the same exit status and entries, and
+// the counts the data guarantees.
+void CompareSearches(const Slapd& theirs, const Slapd& mine, const std::vector<Query>& queries) {
+  for (const Query& q : queries) {
+    CAPTURE(q.base);
+    CAPTURE(q.scope);
+    CAPTURE(q.filter);
+    Slapd::Answer a = mine.Search(q.base, q.scope, q.filter, q.attrs);
+    Slapd::Answer b = theirs.Search(q.base, q.scope, q.filter, q.attrs);
+    CHECK_MESSAGE(b.exit_code == q.status, b.err);
+    CHECK_MESSAGE(a.exit_code == b.exit_code, a.err);
+    if (a.entries != b.entries) {
+      std::vector<std::string> only_mine, only_theirs;
+      std::set_difference(a.entries.begin(), a.entries.end(), b.entries.begin(), b.entries.end(),
+                          std::back_inserter(only_mine));
+      std::set_difference(b.entries.begin(), b.entries.end(), a.entries.begin(), a.entries.end(),
+                          std::back_inserter(only_theirs));
+      FAIL_CHECK("dirload's database answers "
+                 << a.entries.size() << " entries, slapadd's " << b.entries.size()
+                 << "; only dirload's: " << (only_mine.empty() ? "-" : only_mine[0])
+                 << " only slapadd's: " << (only_theirs.empty() ? "-" : only_theirs[0]));
+    }
+    if (q.nonempty) CHECK(!b.entries.empty());
+    if (q.expect >= 0) CHECK(b.entries.size() == static_cast<size_t>(q.expect));
+  }
+}
+
+std::vector<Query> QueryMatrix(const Expected& x) {
+  const std::string s = kSuffix;
+  const std::string dept1 = "ou=Dept1,ou=People," + s;
+  const std::string leaf = "uid=user41," + dept1;
+  std::string deep_mid = "ou=Deep," + s;
+  for (int level = 1; level <= kDeepLevels / 2; ++level) {
+    deep_mid = "ou=n" + std::to_string(level) + "," + deep_mid;
+  }
+  auto sub = [&](const std::string& filter, long expect = -1, bool nonempty = true) {
+    return Query{s, "sub", filter, expect, nonempty};
+  };
+  auto n = [](size_t v) { return static_cast<long>(v); };
+  return {
+      // objectClass, superclasses included.
+      sub("(objectClass=inetOrgPerson)", n(x.inet_org_persons)),
+      sub("(objectClass=person)", n(x.persons)),
+      sub("(objectClass=organizationalPerson)"),
+      sub("(objectClass=top)", n(x.entries)),
+      sub("(objectClass=*)", n(x.entries)),
+      sub("(objectClass=device)", n(x.devices)),
+      sub("(OBJECTCLASS=INETORGPERSON)", n(x.inet_org_persons)),
+      sub("(objectClass=2.16.840.1.113730.3.2.2)", n(x.inet_org_persons)),
+      sub("(objectClass=groupOfNames)", 6),
+      sub("(objectClass=alias)", 0, false),
+      // Equality on each indexed attribute, with case and space variants.
+      sub("(uid=user17)", 1),
+      sub("(uid=USER17)", 1),
+      sub("(uid= user17 )", 1),
+      sub("(mail=user8@example.com)", 1),
+      sub("(mail=USER9@EXAMPLE.COM)", 1),
+      sub("(cn=Person 12)", 1),
+      sub("(cn=person   12)", 1),
+      sub("(cn=  PERSON 12  )", 1),
+      sub("(sn=Smith)"),
+      sub("(uidNumber=1005)", 1),
+      sub("(uidNumber=01005)", -1, false),
+      sub("(gidNumber=101)", n(x.gid_101)),
+      sub("(entryUUID=*)", n(x.entries)),
+      // The supertype index receives cn, sn, ou and their kin.
+      sub("(name=Müller)", n(x.mueller)),
+      sub("(name=Dept2)", 1),
+      sub("(name=Person 3)", 1),
+      sub("(name=example corp)", 1),
+      // Attribute options.
+      sub("(cn;lang-de=*)", n(x.lang_de)),
+      sub("(cn;lang-de=Anna Deutsch)", -1, false),
+      sub("(description;lang-en=*)"),
+      sub("(description;lang-de;lang-en=tagged 2)", 1),
+      sub("(description=tagged 8)", 1),
+      // Non-ASCII values: case folding, composition, compatibility forms.
+      sub("(sn=Müller)", n(x.mueller)),
+      sub("(sn=MÜLLER)"),
+      sub("(sn=müller)"),
+      sub("(sn=Weiß)"),
+      sub("(sn=WEISS)", -1, false),
+      sub("(sn=Οδυσσεύς)"),
+      sub("(sn=ΟΔΥΣΣΕΎΣ)", -1, false),  // slapd folds Σ to σ, never to the final ς
+      sub("(sn=σίσυφος)"),
+      sub("(sn=Σίσυφος)"),
+      sub("(sn=ΣΊΣΥΦΟΣ)"),
+      sub("(sn=Ｆｕｌｌｗｉｄｔｈ)"),
+      sub("(sn=fullwidth)"),
+      sub("(sn=Café)"),
+      sub("(sn=cafe\u0301)"),
+      sub("(sn=ﬁnley)"),
+      sub("(sn=finley)"),
+      sub("(sn=Ångström)", n(x.angstrom)),
+      sub("(sn=A\u030Angstro\u0308m)", n(x.angstrom)),
+      sub("(cn=Ünïcödé)", 1),
+      sub("(cn=*ünï*)", 1),
+      sub("(cn=Rene\u0301e*)", -1, false),
+      sub("(cn=Renée*)", -1, false),
+      // Substrings: initial, any, final, combined.
+      sub("(cn=Pers*)"),
+      sub("(cn=*son 1*)"),
+      sub("(cn=*on 17)", 1),
+      sub("(cn=P*s*n*1*7)"),
+      sub("(sn=*öm)"),
+      sub("(sn=Ng*)"),
+      sub("(uid=user1*)"),
+      sub("(uid=*ser3*)"),
+      sub("(mail=*@example.com)", n(x.inet_org_persons)),
+      sub("(mail=user1*@EXAMPLE.*)"),
+      sub("(cn=a+b)", 1),
+      sub("(cn=*+*)", 1),
+      sub("(cn=Smith, John)", 1),
+      sub("(cn=#hash)", 1),
+      sub("(cn=\\23hash)", 1),
+      sub("(cn=semi;colon)", 1),
+      sub("(cn=de*)"),  // the devices
+      // Telephone numbers: spaces and hyphens do not count.
+      sub("(telephoneNumber=+1 555 0100 5)", 1),
+      sub("(telephoneNumber=+1-555-0100-6)", 1),
+      sub("(telephoneNumber=+155501008)", 1),
+      sub("(telephoneNumber=*0100*)"),
+      sub("(telephoneNumber=+41*)", kDepts),
+      sub("(telephoneNumber=*00 02)", 1),
+      // Presence.
+      sub("(description=*)", n(x.descriptions)),
+      sub("(telephoneNumber=*)"),
+      sub("(manager=*)", n(x.inet_org_persons - kDepts)),
+      sub("(member=*)", 6),
+      sub("(seeAlso=*)"),
+      // DN-valued attributes, spelled oddly.
+      sub("(manager=uid=user0,ou=Dept0,ou=People,dc=example,dc=com)", n(x.managed_by_dept0)),
+      sub("(manager=UID=USER0, OU=DEPT0, OU=PEOPLE, DC=EXAMPLE, DC=COM)", n(x.managed_by_dept0)),
+      sub("(member=uid=user1,ou=dept0,ou=people,dc=example,dc=com)", 1),
+      sub("(member=UID=USER6 , OU=Dept0,ou=People,dc=example,dc=com)", 1),
+      sub("(member=cn=Smith\\5C, John,ou=Special,dc=example,dc=com)", 1),
+      sub("(member=CN=SMITH\\5C2C JOHN,OU=SPECIAL,DC=EXAMPLE,DC=COM)", 1),
+      sub("(seeAlso=cn=group1,ou=groups,dc=example,dc=com)"),
+      // Ordering (no ordering index: slapd tests every candidate).
+      sub("(uidNumber>=1000)", n(x.uid_number_ge_1000)),
+      sub("(uidNumber<=950)"),
+      // Combinations.
+      sub("(&(objectClass=person)(sn=Smith))"),
+      sub("(|(uid=user1)(uid=user2)(cn=a))", 3),
+      sub("(&(objectClass=device)(!(cn=dev1*)))"),
+      sub("(&(objectClass=inetOrgPerson)(uidNumber>=1500)(mail=*example*))"),
+      sub("(!(objectClass=device))", n(x.entries - x.devices)),
+      // Scopes from the suffix, a middle level, a leaf and down the chain.
+      Query{s, "base", "(objectClass=*)", 1},
+      Query{s, "one", "(objectClass=*)", 5},
+      Query{"ou=People," + s, "one", "(objectClass=*)", kDepts},
+      Query{dept1, "base", "(objectClass=*)", 1},
+      Query{dept1, "one", "(objectClass=*)", kPeoplePerDept},
+      Query{dept1, "sub", "(objectClass=*)", n(x.dept1_subtree)},
+      Query{dept1, "children", "(objectClass=*)", n(x.dept1_subtree - 1)},
+      Query{dept1, "sub", "(uid=user4*)"},
+      Query{leaf, "base", "(objectClass=*)", 1},
+      Query{leaf, "one", "(objectClass=*)", 0, false},
+      Query{leaf, "sub", "(objectClass=*)", 1},
+      Query{"ou=Deep," + s, "sub", "(objectClass=*)", kDeepLevels + 2},
+      Query{deep_mid, "sub", "(objectClass=*)", kDeepLevels - kDeepLevels / 2 + 2},
+      Query{deep_mid, "one", "(objectClass=*)", 1},
+      Query{deep_mid, "sub", "(cn=Bottom)", 1},
+      Query{"ou=Devices," + s, "one", "(cn=dev1*)"},
+      // Escaped and multi-valued RDNs as the base, in other spellings.
+      Query{"cn=Smith\\, John,ou=Special," + s, "base", "(objectClass=*)", 1},
+      Query{"CN=smith\\2c john,ou=special," + s, "base", "(objectClass=*)", 1},
+      Query{"cn=\\#hash,ou=Special," + s, "base", "(objectClass=*)", 1},
+      Query{"cn=a\\+b,ou=Special," + s, "base", "(objectClass=*)", 1},
+      Query{"sn=b+cn=a,ou=Special," + s, "base", "(objectClass=*)", 1},
+      Query{"sn=Σίσυφος+cn=Ünïcödé,ou=Special," + s, "base", "(objectClass=*)", 1},
+      Query{"ou=Special," + s, "one", "(objectClass=*)", 6},
+      Query{"cn=nothing," + s, "sub", "(objectClass=*)", 0, false, {"dn"}, 32},
+      // hasSubordinates with the operational attributes: their values too.
+      Query{s, "sub", "(hasSubordinates=TRUE)", -1, true, {"+"}},
+      Query{s, "sub", "(hasSubordinates=FALSE)", -1, true, {"hasSubordinates"}},
+      Query{dept1, "sub", "(objectClass=*)", -1, true, {"*", "+"}},
+      Query{deep_mid, "sub", "(objectClass=*)", -1, true, {"*", "+"}},
+  };
+}
+
+// -------------------------------------------------------------------- tests
+
+// The export slapadd and dirload both load: slapcat's of slapadd's load of
+// the generated directory, so it holds fixed operational attributes.
+std::string Export(const TempDir& tmp, size_t devices, Expected* x) {
+  const std::string raw = tmp.Write("raw.ldif", GenerateLdif(devices, x));
+  Db db0 = MakeDb(tmp, "db0");
+  Slapadd(db0, raw);
+  const std::string exported = Slapcat(db0);
+  REQUIRE(SplitRecords(exported).size() == x->entries);
+  return tmp.Write("export.ldif", exported);
+}
+
+double Since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+TEST_CASE("mdb oracle: dirload add -f writes slapadd's database, and slapd serves it alike") {
+  SKIP_WITHOUT_TOOLS();
+  TempDir tmp;
+  auto start = std::chrono::steady_clock::now();
+  Expected x;
+  const std::string exported = Export(tmp, 300, &x);
+  Db a = MakeDb(tmp, "slapadd");
+  Slapadd(a, exported);
+  Db b = MakeDb(tmp, "dirload");
+  ProcessResult add = DirloadAdd(b, exported);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  CHECK_FALSE(fs::exists(fs::path(b.dir) / ".dirload-build"));
+  MESSAGE("loads: " << Since(start) << " s");
+
+  {
+    INFO("every sub-database, as mdb_dump prints it");
+    CompareDatabases(a.dir, b.dir);
+  }
+  const std::string cat_a = Slapcat(a);
+  {
+    INFO("slapcat of both, and dirload cat, print the same bytes");
+    CHECK(FirstDifference(Slapcat(b), cat_a) == "");
+    CHECK(FirstDifference(cat_a, ReadFile(exported)) == "");
+    ProcessResult cat = RunDirload({"cat", "-f", b.conf}, 120);
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    CHECK(FirstDifference(cat.out, cat_a) == "");
+  }
+  {
+    INFO("slapindex -q -t on a copy of dirload's database changes no index");
+    CheckSlapindexKeepsIndexes(tmp, b);
+  }
+  {
+    INFO("dirload stat reads the database");
+    ProcessResult stat = RunDirload({"stat", "-f", b.conf}, 120);
+    CHECK_MESSAGE(stat.exit_code == 0, stat.Describe());
+    CHECK_FALSE(stat.out.empty());
+  }
+  MESSAGE("offline checks: " << Since(start) << " s");
+
+  Slapd theirs(tmp, "slapadd", a);
+  {
+    Slapd mine(tmp, "dirload", b);
+    INFO("slapd answers the same on both databases");
+    CompareSearches(theirs, mine, QueryMatrix(x));
+  }
+  MESSAGE("searches: " << Since(start) << " s");
+
+  {
+    INFO("append: slapadd loads the first half, dirload add -f the rest");
+    std::vector<std::string> records = SplitRecords(ReadFile(exported));
+    const size_t half = records.size() / 2;
+    std::string first, second;
+    for (size_t i = 0; i < records.size(); ++i) (i < half ? first : second) += records[i];
+    Db h = MakeDb(tmp, "appended");
+    Slapadd(h, tmp.Write("first.ldif", first));
+    ProcessResult more = DirloadAdd(h, tmp.Write("second.ldif", second));
+    REQUIRE_MESSAGE(more.exit_code == 0, more.Describe());
+    CHECK_FALSE(fs::exists(fs::path(h.dir) / ".dirload-build"));
+    CHECK(FirstDifference(Slapcat(h), cat_a) == "");
+    CompareDatabases(a.dir, h.dir);
+    Slapd appended(tmp, "appended", h);
+    const std::string s = kSuffix;
+    CompareSearches(
+        theirs, appended,
+        {
+            Query{s, "sub", "(objectClass=person)", static_cast<long>(x.persons)},
+            Query{s, "sub", "(uid=user1)", 1},
+            Query{s, "sub", "(cn=dev29*)", 11},
+            Query{s, "sub", "(cn=Bottom)", 1},
+            Query{s, "sub", "(manager=uid=user120,ou=dept3,ou=people,dc=example,dc=com)"},
+            Query{s, "sub", "(sn=Σίσυφος)"},
+            Query{"ou=Deep," + s, "sub", "(objectClass=*)", kDeepLevels + 2},
+            Query{s, "sub", "(hasSubordinates=TRUE)", -1, true, {"+"}},
+        });
+  }
+  MESSAGE("total: " << Since(start) << " s");
+}
+
+TEST_CASE("mdb oracle: a key shared by more than 65,535 entries") {
+  SKIP_WITHOUT_TOOLS();
+  TempDir tmp;
+  auto start = std::chrono::steady_clock::now();
+  Expected x;
+  const std::string exported = Export(tmp, 66000, &x);
+  MESSAGE("export: " << Since(start) << " s");
+  Db a = MakeDb(tmp, "slapadd");
+  Slapadd(a, exported);
+  MESSAGE("slapadd: " << Since(start) << " s");
+  Db b = MakeDb(tmp, "dirload");
+  ProcessResult add = DirloadAdd(b, exported);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  MESSAGE("dirload add: " << Since(start) << " s");
+  // The entries themselves are compared by the test above; here the keys
+  // and dn2i of a large flat directory.
+  CompareDatabases(a.dir, b.dir, /*with_id2e=*/false);
+  MESSAGE("dumps: " << Since(start) << " s");
+  Slapd theirs(tmp, "slapadd", a);
+  Slapd mine(tmp, "dirload", b);
+  const std::string s = kSuffix;
+  const auto n = [](size_t v) { return static_cast<long>(v); };
+  CompareSearches(
+      theirs, mine,
+      {
+          Query{s, "sub", "(objectClass=device)", n(x.devices)},
+          Query{s, "sub", "(objectClass=top)", n(x.entries)},
+          Query{s, "sub", "(&(objectClass=device)(cn=dev6553*))", 11},
+          Query{s, "sub", "(cn=dev*)", 66000},
+          Query{s, "sub", "(&(objectClass=device)(!(cn=dev*)))", 1},
+          Query{s, "sub", "(objectClass=inetOrgPerson)", n(x.inet_org_persons)},
+          Query{"ou=Devices," + s, "one", "(objectClass=device)", 66000},
+          Query{"ou=Dept2,ou=People," + s, "sub", "(objectClass=top)", kPeoplePerDept + 1},
+      });
+  MESSAGE("total: " << Since(start) << " s");
+}
+
+// A digest of a file's bytes, read in large blocks: dirload's data.mdb is as
+// large as the map (sparse), too large to read whole.
+size_t FileDigest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::string block(1 << 20, '\0');
+  size_t digest = 0;
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    digest = digest * 1099511628211u ^ std::hash<std::string_view>()({block.data(), got});
+  }
+  return digest;
+}
+
+// Starts `dirload add -f` of `input` into `db`, waits until its build
+// directory holds a data.mdb (then a little more), checks it still runs,
+// and kills it with SIGKILL.
+void KillMidLoad(const TempDir& tmp, const Db& db, const std::string& input) {
+  testing::Child child;
+  std::string error;
+  REQUIRE_MESSAGE(child.Start({"add", "-f", db.conf, "-l", input, "--progress", "never"},
+                              tmp.File("killed.out"), tmp.File("killed.err"), &error),
+                  error);
+  const fs::path built = fs::path(db.dir) / ".dirload-build" / "data.mdb";
+  auto start = std::chrono::steady_clock::now();
+  while (child.Running() && !fs::exists(built) && Since(start) < 60) SleepSeconds(0.01);
+  SleepSeconds(0.3);
+  REQUIRE_MESSAGE(child.Running(), "dirload add finished before it was killed: "
+                                       << ReadFile(tmp.File("killed.err")));
+  CHECK(fs::exists(built));
+  child.Kill(SIGKILL);
+  ProcessResult killed;
+  child.Wait(30, &killed);
+  REQUIRE(killed.signal == SIGKILL);
+}
+
+TEST_CASE("mdb oracle: a killed dirload add leaves slapd nothing half-loaded") {
+  SKIP_WITHOUT_TOOLS();
+  TempDir tmp;
+  const std::vector<std::string> lines = {"objectClass eq", "cn,sn,mail,uid eq,sub",
+                                          "uidNumber eq"};
+  bench::GeneratorOptions go;
+  go.seed = 7;
+  go.suffix = kSuffix;
+  go.entries = 1000;
+  const std::string small = tmp.File("small.ldif");
+  REQUIRE(bench::GenerateLdifFile(go, small).ok());
+  go.entries = 60000;
+  const std::string big = tmp.File("big.ldif");
+  REQUIRE(bench::GenerateLdifFile(go, big).ok());
+
+  Db db = MakeDb(tmp, "db", lines);
+  {
+    INFO("a new load killed mid-run leaves no data.mdb");
+    KillMidLoad(tmp, db, big);
+    CHECK_FALSE(fs::exists(fs::path(db.dir) / "data.mdb"));
+    ProcessResult cat = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 60);
+    CHECK(cat.out.empty());
+  }
+  {
+    INFO("the next dirload add removes the stale build directory and loads");
+    ProcessResult add = DirloadAdd(db, small);
+    REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+    CHECK_FALSE(fs::exists(fs::path(db.dir) / ".dirload-build"));
+    CHECK(SplitRecords(Slapcat(db)).size() == 1000);
+  }
+  {
+    INFO("an append killed mid-run leaves the old data.mdb as it was");
+    const std::string data = db.dir + "/data.mdb";
+    const size_t before = FileDigest(data);
+    const fs::file_time_type written = fs::last_write_time(data);
+    // A run with fewer entries is a byte prefix of a longer one.
+    const std::string head = ReadFile(small);
+    std::ifstream in(big, std::ios::binary);
+    std::string prefix(head.size(), '\0');
+    in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+    REQUIRE(prefix == head);
+    const std::string rest = tmp.File("rest.ldif");
+    std::ofstream(rest, std::ios::binary) << in.rdbuf();
+    REQUIRE(fs::file_size(rest) == fs::file_size(big) - head.size());
+    KillMidLoad(tmp, db, rest);
+    CHECK(FileDigest(data) == before);
+    CHECK(fs::last_write_time(data) == written);
+    CHECK(SplitRecords(Slapcat(db)).size() == 1000);
+    ProcessResult stat = RunDirload({"stat", "-f", db.conf}, 60);
+    CHECK_MESSAGE(stat.exit_code == 0, stat.Describe());
+  }
+}
+
+}  // namespace
+}  // namespace dirload
