@@ -1,12 +1,14 @@
 #include "lib/format/mdb/mdb_index_writer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
@@ -108,6 +110,12 @@ struct Target {
   std::vector<uint64_t> pairs;
 
   size_t key_bytes = 0;  // held by `keys`, roughly
+  // PrepareSorted's result: key numbers in key order, each key's slice of
+  // `grouped` (the IDs).
+  bool prepared = false;
+  std::vector<uint32_t> order;
+  std::vector<size_t> begin;
+  std::vector<uint32_t> grouped;
 
   void Add(std::string_view key, uint64_t id) {
     size_t before = keys.size();
@@ -117,46 +125,59 @@ struct Target {
   size_t memory() const { return pairs.capacity() * 8 + key_bytes; }
 };
 
-// Groups `t`'s pairs by key and calls fn(key, ids) per key in memcmp key
-// order with its distinct IDs ascending, then releases the target's memory.
-// Pairs arrive in ascending ID order (id2e is scanned in order), so a stable
-// counting sort on the key number keeps each key's IDs ascending: one pass
-// to count and one to place, instead of sorting every pair; only the
-// distinct keys are sorted.
-template <typename Fn>
-Status DrainSorted(Target& t, Fn&& fn) {
+// Groups `t`'s pairs by key, in memcmp key order. Pairs arrive in
+// ascending ID order (id2e is scanned in order), so a stable counting sort
+// on the key number keeps each key's IDs ascending: one pass to count and
+// one to place, instead of sorting every pair; only the distinct keys are
+// sorted. Pure CPU work on the target alone, so the scanning threads do it.
+void PrepareSorted(Target& t) {
   const size_t n = t.keys.size();
-  std::vector<uint32_t> order(n);
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
+  t.order.resize(n);
+  for (uint32_t i = 0; i < n; ++i) t.order[i] = i;
+  std::sort(t.order.begin(), t.order.end(),
             [&](uint32_t a, uint32_t b) { return t.keys[a] < t.keys[b]; });
-  std::vector<size_t> begin(n + 1, 0);
-  for (uint64_t p : t.pairs) ++begin[(p >> 32) + 1];
-  for (size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
-  std::vector<uint32_t> grouped(t.pairs.size());
+  t.begin.assign(n + 1, 0);
+  for (uint64_t p : t.pairs) ++t.begin[(p >> 32) + 1];
+  for (size_t k = 0; k < n; ++k) t.begin[k + 1] += t.begin[k];
+  t.grouped.resize(t.pairs.size());
   {
-    std::vector<size_t> next(begin.begin(), begin.end() - 1);
-    for (uint64_t p : t.pairs) grouped[next[p >> 32]++] = static_cast<uint32_t>(p);
-  }
-  std::vector<uint64_t>().swap(t.pairs);
-  std::vector<uint64_t> ids;
-  for (uint32_t key : order) {
-    ids.clear();
-    for (size_t i = begin[key]; i < begin[key + 1]; ++i) {
-      // A key an entry gives twice (two values with one fragment) counts once.
-      if (ids.empty() || ids.back() != grouped[i]) ids.push_back(grouped[i]);
-    }
-    DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(t.keys[key]), ids));
+    std::vector<size_t> next(t.begin.begin(), t.begin.end() - 1);
+    for (uint64_t p : t.pairs) t.grouped[next[p >> 32]++] = static_cast<uint32_t>(p);
   }
   // Assigning {} would keep the capacity: swap to release it.
   std::vector<uint64_t>().swap(t.pairs);
+  t.prepared = true;
+}
+
+// Calls fn(key, ids) per key of a prepared `t` in key order, its distinct
+// IDs ascending, then releases the target's memory.
+template <typename Fn>
+Status EmitSorted(Target& t, Fn&& fn) {
+  std::vector<uint64_t> ids;
+  for (uint32_t key : t.order) {
+    ids.clear();
+    for (size_t i = t.begin[key]; i < t.begin[key + 1]; ++i) {
+      // A key an entry gives twice (two values with one fragment) counts once.
+      if (ids.empty() || ids.back() != t.grouped[i]) ids.push_back(t.grouped[i]);
+    }
+    DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(t.keys[key]), ids));
+  }
+  std::vector<uint32_t>().swap(t.order);
+  std::vector<size_t>().swap(t.begin);
+  std::vector<uint32_t>().swap(t.grouped);
   std::vector<std::string>().swap(t.keys);
   t.numbers = KeyNumbers();
   t.key_bytes = 0;
+  t.prepared = false;
   return Status::Ok();
 }
 
-// Writes index databases key by key, in ascending (database, key) order.
+template <typename Fn>
+Status DrainSorted(Target& t, Fn&& fn) {
+  if (!t.prepared) PrepareSorted(t);
+  return EmitSorted(t, std::forward<Fn>(fn));
+}
+
 class KeyWriter {
  public:
   KeyWriter(MdbEnv& env, uint32_t puts_per_txn, MdbIndexStats* stats)
@@ -167,14 +188,26 @@ class KeyWriter {
       DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_.Begin(true));
       txn_.emplace(std::move(t));
     }
-    std::vector<uint64_t> dups = MdbIdListDuplicates(ids);
     stats_->ids += ids.size();
     stats_->keys += 1;
-    if (dups.size() != ids.size()) stats_->ranges += 1;
-    data_.clear();
-    for (uint64_t d : dups) data_ += MdbIdBytes(d);
-    // One MDB_MULTIPLE put per key: measured faster than a put per ID.
-    DIRLOAD_RETURN_IF_ERROR(txn_->AppendMultiple(db, key, data_, 8));
+    // Duplicates are 8-byte little-endian IDs: on a little-endian machine
+    // the ID array is already their bytes, written with no copy.
+    std::span<const uint64_t> dups = ids;
+    std::vector<uint64_t> range;
+    if (ids.size() > kMdbMaxIdsPerKey) {
+      range = MdbIdListDuplicates(ids);
+      dups = range;
+      stats_->ranges += 1;
+    }
+    if constexpr (std::endian::native == std::endian::little) {
+      DIRLOAD_RETURN_IF_ERROR(txn_->AppendMultiple(
+          db, key, std::string_view(reinterpret_cast<const char*>(dups.data()), dups.size() * 8),
+          8));
+    } else {
+      data_.clear();
+      for (uint64_t d : dups) data_ += MdbIdBytes(d);
+      DIRLOAD_RETURN_IF_ERROR(txn_->AppendMultiple(db, key, data_, 8));
+    }
     puts_ += dups.size();
     if (puts_ >= puts_per_txn_) return Commit();
     return Status::Ok();
@@ -283,103 +316,169 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     routes[n] = std::move(to);
   }
 
-  // Beyond the memory budget, the pairs gathered so far go to a sorted run
-  // file; the runs are merged at the end. Runs are cut between entries, so
-  // a key's IDs in a later run all follow those of an earlier one.
-  std::unique_ptr<ScopedTempDir> run_dir;
-  std::vector<std::string> runs;
-  auto spill = [&]() -> Status {
-    if (!run_dir) {
-      DIRLOAD_ASSIGN_OR_RETURN(run_dir, ScopedTempDir::Create(options.temp_dir));
+  rtxn.Abort();  // one read transaction per thread: each scan opens its own
+
+  // The targets are shared out between (at most) two scans that run side by
+  // side, each reading id2e in its own read transaction and building only
+  // its own index databases; substring indexes weigh most. Writing stays on
+  // this thread, since LMDB has one writer.
+  struct Group {
+    std::vector<size_t> targets;
+    std::vector<std::optional<std::vector<size_t>>> routes;  // by adx, own targets only
+    std::unique_ptr<ScopedTempDir> run_dir;
+    std::vector<std::string> runs;
+    uint64_t entries = 0;
+    Status status;
+  };
+  const size_t group_count = targets.size() > 1 ? 2 : 1;
+  std::vector<Group> groups(group_count);
+  {
+    std::vector<double> weight(group_count, 0);
+    std::vector<size_t> by_weight(targets.size());
+    auto cost = [&](size_t ti) {
+      const IndexSpec& sp = *targets[ti].spec;
+      return (sp.Has(kIndexSubstr) ? 6.0 : 0.0) + (sp.Has(kIndexEquality) ? 1.0 : 0.0) +
+             (sp.Has(kIndexPresence) ? 0.2 : 0.0);
+    };
+    for (size_t i = 0; i < by_weight.size(); ++i) by_weight[i] = i;
+    std::stable_sort(by_weight.begin(), by_weight.end(),
+                     [&](size_t a, size_t b) { return cost(a) > cost(b); });
+    for (size_t ti : by_weight) {
+      size_t g = std::min_element(weight.begin(), weight.end()) - weight.begin();
+      groups[g].targets.push_back(ti);
+      weight[g] += cost(ti);
     }
-    std::string path = run_dir->path() + "/run" + std::to_string(runs.size());
+    for (Group& g : groups) {
+      // Runs hold their tables in ascending order (sorted_runs.h).
+      std::sort(g.targets.begin(), g.targets.end());
+      g.routes.resize(routes.size());
+      for (size_t adx = 0; adx < routes.size(); ++adx) {
+        if (!routes[adx]) continue;
+        std::vector<size_t> own;
+        for (size_t ti : *routes[adx]) {
+          if (std::find(g.targets.begin(), g.targets.end(), ti) != g.targets.end()) {
+            own.push_back(ti);
+          }
+        }
+        g.routes[adx] = std::move(own);
+      }
+    }
+  }
+  // The budget is shared by the scans (0: no limit).
+  const size_t budget =
+      options.memory_budget == 0 ? 0 : std::max<size_t>(1, options.memory_budget / group_count);
+
+  // Beyond the memory budget, a group's pairs gathered so far go to a sorted
+  // run file; the runs are merged at the end. Runs are cut between entries,
+  // so a key's IDs in a later run all follow those of an earlier one.
+  auto spill = [&](Group& g) -> Status {
+    if (!g.run_dir) {
+      DIRLOAD_ASSIGN_OR_RETURN(g.run_dir, ScopedTempDir::Create(options.temp_dir));
+    }
+    std::string path = g.run_dir->path() + "/run" + std::to_string(g.runs.size());
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<RunWriter> run, RunWriter::Create(path));
-    for (uint32_t ti = 0; ti < targets.size(); ++ti) {
+    for (size_t ti : g.targets) {
       DIRLOAD_RETURN_IF_ERROR(
           DrainSorted(targets[ti], [&](std::string_view key, std::span<const uint64_t> ids) {
-            return run->Add(ti, key, ids);
+            return run->Add(static_cast<uint32_t>(ti), key, ids);
           }));
     }
     DIRLOAD_RETURN_IF_ERROR(run->Finish());
-    runs.push_back(std::move(path));
-    stats.runs = runs.size();
+    g.runs.push_back(std::move(path));
     return Status::Ok();
-  };
-  auto memory = [&]() {
-    size_t m = 0;
-    for (const Target& t : targets) m += t.memory();
-    return m;
   };
 
   const MdbKeyOptions& ko = options.keys;
   const std::string presence = MdbPresenceKey();
-  std::vector<std::string> keys;
-  DIRLOAD_RETURN_IF_ERROR(rtxn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
-    uint64_t id = Little(k);
-    DIRLOAD_ASSIGN_OR_RETURN(MdbEntry e, DecodeMdbEntry(v));
-    ++stats.entries;
-    for (const MdbAttribute& a : e.attributes) {
-      if (a.adx >= routes.size() || !routes[a.adx]) {
-        return Status::Corruption(env.path() + ": id2e entry " + std::to_string(id) +
-                                  " uses ad2i number " + std::to_string(a.adx) +
-                                  ", which ad2i lacks")
-            .WithOrigin(ErrorOrigin::kDatabase);
-      }
-      if (a.multival) {
-        return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
-            .WithOrigin(ErrorOrigin::kDatabase);
-      }
-      const std::vector<std::string>& vals = a.normalized ? *a.normalized : a.values;
-      for (size_t ti : *routes[a.adx]) {
-        Target& t = targets[ti];
-        const IndexSpec& s = *t.spec;
-        const AttributeType& x = *s.type;
-        if (s.Has(kIndexPresence)) t.Add(presence, id);
-        keys.clear();
-        if (s.Has(kIndexEquality)) {
-          if (t.object_class) {
-            MdbObjectClassKeys(ko, ExpandObjectClasses(schema, vals), &keys);
-          } else if (t.integer) {
-            for (const std::string& val : vals) {
-              // slapd stores no key for a value integerIndexer cannot read.
-              Result<std::string> ik = MdbIntegerKey(ko, val);
-              if (ik.ok()) keys.push_back(std::move(*ik));
+  auto scan = [&](Group& g) -> Status {
+    auto memory = [&]() {
+      size_t m = 0;
+      for (size_t ti : g.targets) m += targets[ti].memory();
+      return m;
+    };
+    std::vector<std::string> keys;
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(false));
+    DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
+      uint64_t id = Little(k);
+      DIRLOAD_ASSIGN_OR_RETURN(MdbEntry e, DecodeMdbEntry(v));
+      ++g.entries;
+      for (const MdbAttribute& a : e.attributes) {
+        if (a.adx >= g.routes.size() || !g.routes[a.adx]) {
+          return Status::Corruption(env.path() + ": id2e entry " + std::to_string(id) +
+                                    " uses ad2i number " + std::to_string(a.adx) +
+                                    ", which ad2i lacks")
+              .WithOrigin(ErrorOrigin::kDatabase);
+        }
+        if (a.multival) {
+          return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
+              .WithOrigin(ErrorOrigin::kDatabase);
+        }
+        const std::vector<std::string>& vals = a.normalized ? *a.normalized : a.values;
+        for (size_t ti : *g.routes[a.adx]) {
+          Target& t = targets[ti];
+          const IndexSpec& s = *t.spec;
+          const AttributeType& x = *s.type;
+          if (s.Has(kIndexPresence)) t.Add(presence, id);
+          keys.clear();
+          if (s.Has(kIndexEquality)) {
+            if (t.object_class) {
+              MdbObjectClassKeys(ko, ExpandObjectClasses(schema, vals), &keys);
+            } else if (t.integer) {
+              for (const std::string& val : vals) {
+                // slapd stores no key for a value integerIndexer cannot read.
+                Result<std::string> ik = MdbIntegerKey(ko, val);
+                if (ik.ok()) keys.push_back(std::move(*ik));
+              }
+            } else {
+              MdbEqualityKeys(ko, x.name(), x.syntax->oid, x.equality->oid, vals, &keys);
             }
-          } else {
-            MdbEqualityKeys(ko, x.name(), x.syntax->oid, x.equality->oid, vals, &keys);
           }
+          if (s.Has(kIndexSubstr)) {
+            MdbSubstringKeys(ko, x.name(), x.syntax->oid, x.substr->oid, vals, &keys);
+          }
+          for (const std::string& key : keys) t.Add(key, id);
         }
-        if (s.Has(kIndexSubstr)) {
-          MdbSubstringKeys(ko, x.name(), x.syntax->oid, x.substr->oid, vals, &keys);
-        }
-        for (const std::string& key : keys) t.Add(key, id);
       }
-    }
-    if (options.memory_budget != 0 && memory() > options.memory_budget) {
-      return spill();
-    }
+      if (budget != 0 && memory() > budget) return spill(g);
+      return Status::Ok();
+    }));
+    txn.Abort();
+    if (!g.runs.empty()) return spill(g);
+    // Everything fitted in memory: group the pairs here, in parallel.
+    for (size_t ti : g.targets) PrepareSorted(targets[ti]);
     return Status::Ok();
-  }));
-  rtxn.Abort();
+  };
+  if (group_count == 1) {
+    groups[0].status = scan(groups[0]);
+  } else {
+    std::thread second([&] { groups[1].status = scan(groups[1]); });
+    groups[0].status = scan(groups[0]);
+    second.join();
+  }
+  for (Group& g : groups) DIRLOAD_RETURN_IF_ERROR(g.status);
+  stats.entries = groups[0].entries;
+  for (const Group& g : groups) stats.runs += g.runs.size();
 
   KeyWriter writer(env, options.puts_per_txn, &stats);
-  if (runs.empty()) {
-    // Everything fitted in memory: write each index in key order.
-    for (Target& t : targets) {
+  for (Group& g : groups) {
+    if (g.runs.empty()) {
+      // Each index in key order.
+      for (size_t ti : g.targets) {
+        Target& t = targets[ti];
+        DIRLOAD_RETURN_IF_ERROR(
+            EmitSorted(t, [&](std::string_view key, std::span<const uint64_t> ids) {
+              return writer.Put(t.db, key, ids);
+            }));
+        DIRLOAD_RETURN_IF_ERROR(writer.Commit());
+      }
+    } else {
       DIRLOAD_RETURN_IF_ERROR(
-          DrainSorted(t, [&](std::string_view key, std::span<const uint64_t> ids) {
-            return writer.Put(t.db, key, ids);
-          }));
+          MergeRuns(g.runs, size_t{256} << 10,
+                    [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
+                      return writer.Put(targets[table].db, key, ids);
+                    }));
       DIRLOAD_RETURN_IF_ERROR(writer.Commit());
     }
-  } else {
-    DIRLOAD_RETURN_IF_ERROR(spill());
-    DIRLOAD_RETURN_IF_ERROR(
-        MergeRuns(runs, size_t{256} << 10,
-                  [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
-                    return writer.Put(targets[table].db, key, ids);
-                  }));
-    DIRLOAD_RETURN_IF_ERROR(writer.Commit());
   }
   DIRLOAD_RETURN_IF_ERROR(env.Sync());
   return stats;

@@ -26,7 +26,15 @@
 // sorted into a run file (lib/index/sorted_runs.h) and the runs are merged
 // at the end; with a budget of 0 everything stays in memory.
 //
-// Thread safety: one thread; the MdbEnv must not see other writers meanwhile.
+// Two scans run side by side, each on its own thread and read transaction,
+// each building half of the index databases (substring indexes weighed
+// heaviest); each groups its pairs itself. The budget is shared between
+// them. The writes are made afterwards on the calling thread: LMDB has one
+// writer.
+//
+// Thread safety: Build is called by one thread and starts one more; the
+// MdbEnv must not see other writers meanwhile, and the Schema must not
+// change.
 #pragma once
 
 #include <cstdint>
