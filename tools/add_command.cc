@@ -230,17 +230,7 @@ int RunAdd(AddArgs a) {
         std::fprintf(stderr, "dirload: nothing was changed in %s\n", db->dir.c_str());
         return code;
       }
-      PhaseStats p;
-      p.name = "index";
-      p.wall_seconds = clock2.wall_seconds();
-      p.cpu_seconds = clock2.cpu_seconds();
-      p.entries = built->entries;
-      p.peak_rss_bytes = PeakRssBytes();
-      p.counters.push_back({"keys", static_cast<double>(built->keys)});
-      p.counters.push_back({"ids", static_cast<double>(built->ids)});
-      p.counters.push_back({"ranges", static_cast<double>(built->ranges)});
-      p.counters.push_back({"runs", static_cast<double>(built->runs)});
-      stats.phases.push_back(std::move(p));
+      stats.phases.push_back(MdbIndexPhaseStats(*built, clock2));
     }
     PhaseClock clock3;
     Status installed = mdb_load->Install();

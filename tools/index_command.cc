@@ -207,17 +207,7 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
     stats.command = "index";
     stats.backend = "mdb";
     stats.database = db.dir;
-    PhaseStats p;
-    p.name = "index";
-    p.wall_seconds = clock.wall_seconds();
-    p.cpu_seconds = clock.cpu_seconds();
-    p.entries = built->entries;
-    p.peak_rss_bytes = PeakRssBytes();
-    p.counters.push_back({"keys", static_cast<double>(built->keys)});
-    p.counters.push_back({"ids", static_cast<double>(built->ids)});
-    p.counters.push_back({"ranges", static_cast<double>(built->ranges)});
-    p.counters.push_back({"runs", static_cast<double>(built->runs)});
-    stats.phases.push_back(std::move(p));
+    stats.phases.push_back(MdbIndexPhaseStats(*built, clock));
     std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
     out << stats.ToJson();
     if (!out) return ReportError(Status::IoError(a.stats_file + ": cannot write stats"));

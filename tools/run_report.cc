@@ -147,4 +147,18 @@ PhaseStats IndexPhaseStats(const IndexRunSummary& s, const PhaseClock& clock) {
   return p;
 }
 
+PhaseStats MdbIndexPhaseStats(const mdb::MdbIndexStats& built, const PhaseClock& clock) {
+  PhaseStats p;
+  p.name = "index";
+  p.wall_seconds = clock.wall_seconds();
+  p.cpu_seconds = clock.cpu_seconds();
+  p.entries = built.entries;
+  p.peak_rss_bytes = PeakRssBytes();
+  p.counters.push_back({"keys", static_cast<double>(built.keys)});
+  p.counters.push_back({"ids", static_cast<double>(built.ids)});
+  p.counters.push_back({"ranges", static_cast<double>(built.ranges)});
+  p.counters.push_back({"runs", static_cast<double>(built.runs)});
+  return p;
+}
+
 }  // namespace dirload::tools

@@ -1,6 +1,7 @@
 // Turns engine, cache and builder figures into --stats entries.
 #pragma once
 
+#include "lib/format/mdb/mdb_index_writer.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/run_stats.h"
 #include "lib/store/store.h"
@@ -17,5 +18,7 @@ void AddTableTotals(Store* store, RunStats* stats);
 void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats);
 // Phase 2's figures: builder counters, IDL cache, engine cache deltas.
 PhaseStats IndexPhaseStats(const IndexRunSummary& summary, const PhaseClock& clock);
+// The same on slapd's format: keys, IDs, ranges and spilled runs.
+PhaseStats MdbIndexPhaseStats(const mdb::MdbIndexStats& built, const PhaseClock& clock);
 
 }  // namespace dirload::tools
