@@ -349,7 +349,8 @@ Status MdbLoad::Install() {
   // The files take the directory's owner: slapd (user openldap) must be
   // able to open what root loaded.
   struct stat st {};
-  if (::stat(dir_.c_str(), &st) == 0) {
+  const bool owner_known = ::stat(dir_.c_str(), &st) == 0;
+  if (owner_known) {
     if (::chown(built.c_str(), st.st_uid, st.st_gid) != 0 && geteuid() == 0) {
       return StorageError("chown " + built, std::error_code(errno, std::generic_category()));
     }
@@ -365,7 +366,7 @@ Status MdbLoad::Install() {
   // slapd's lock file: created by whoever opens the database first; make
   // sure an existing one is slapd's to open too.
   const std::string lock = (fs::path(dir_) / "lock.mdb").string();
-  if (fs::exists(lock)) (void)::chown(lock.c_str(), st.st_uid, st.st_gid);
+  if (owner_known && fs::exists(lock)) (void)::chown(lock.c_str(), st.st_uid, st.st_gid);
   return Status::Ok();
 }
 
