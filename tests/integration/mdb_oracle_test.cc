@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -988,6 +989,33 @@ TEST_CASE("mdb oracle: a killed dirload add leaves slapd nothing half-loaded") {
     ProcessResult stat = RunDirload({"stat", "-f", db.conf}, 60);
     CHECK_MESSAGE(stat.exit_code == 0, stat.Describe());
   }
+}
+
+TEST_CASE("mdb oracle: the loaded files take the database directory's owner") {
+  SKIP_WITHOUT_TOOLS();
+  if (::geteuid() != 0) {
+    MESSAGE("not root: the owner cannot be changed; skipping");
+    return;
+  }
+  TempDir tmp;
+  Db db = MakeDb(tmp, "db", {"objectClass eq"});
+  // Debian's slapd runs as openldap and must open what root loaded; any
+  // other user stands in for it where that one does not exist.
+  const uid_t uid = 4242;
+  const gid_t gid = 4343;
+  REQUIRE(::chown(db.dir.c_str(), uid, gid) == 0);
+  bench::GeneratorOptions go;
+  go.seed = 3;
+  go.suffix = kSuffix;
+  go.entries = 50;
+  const std::string ldif = tmp.File("in.ldif");
+  REQUIRE(bench::GenerateLdifFile(go, ldif).ok());
+  ProcessResult add = DirloadAdd(db, ldif);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  struct stat st {};
+  REQUIRE(::stat((db.dir + "/data.mdb").c_str(), &st) == 0);
+  CHECK(st.st_uid == uid);
+  CHECK(st.st_gid == gid);
 }
 
 }  // namespace
