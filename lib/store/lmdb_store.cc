@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "lib/store/engine_cursor.h"
+#include "lib/store/lmdb_error.h"
 #include "lib/store/store_util.h"
 #include "lib/store/tables.h"
 
@@ -27,39 +28,9 @@ constexpr uint64_t kFallbackMapSize = 1ull << 30;
 // database's records of the changed tables, the free list's own tree.
 constexpr uint64_t kCommitSlackPages = 64;
 
-// The one place an LMDB return code becomes a Status.
+// An LMDB return code as a Status naming the operation, table and path.
 Status LmdbError(int rc, std::string_view op, std::string_view table, const std::string& path) {
-  StatusCode code = StatusCode::kIoError;
-  switch (rc) {
-    case MDB_NOTFOUND:
-    case ENOENT:
-      code = StatusCode::kNotFound;
-      break;
-    case MDB_KEYEXIST:
-      code = StatusCode::kAlreadyExists;
-      break;
-    case MDB_CORRUPTED:
-    case MDB_PAGE_NOTFOUND:
-    case MDB_INVALID:
-    case MDB_VERSION_MISMATCH:
-      code = StatusCode::kCorruption;
-      break;
-    case MDB_MAP_FULL:
-    case MDB_DBS_FULL:
-    case MDB_READERS_FULL:
-    case MDB_TXN_FULL:
-    case MDB_CURSOR_FULL:
-    case MDB_PAGE_FULL:
-    case ENOMEM:
-      code = StatusCode::kResourceExhausted;
-      break;
-    case MDB_BAD_VALSIZE:
-    case MDB_INCOMPATIBLE:
-      code = StatusCode::kInvalidArgument;
-      break;
-    default:
-      break;
-  }
+  const StatusCode code = LmdbStatusCode(rc);
   std::string msg = "lmdb: ";
   msg += op;
   if (!table.empty()) {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "lib/format/mdb/mdb_dn_node.h"
+#include "lib/store/lmdb_error.h"
 
 namespace dirload::mdb {
 namespace {
@@ -36,37 +37,8 @@ bool IsMainTable(std::string_view name) {
 
 Status MdbEnv::EngineError(int rc, std::string_view op) const {
   std::string msg = std::string(op) + ": " + path_ + ": " + mdb_strerror(rc);
-  Status s;
-  switch (rc) {
-    case MDB_NOTFOUND:
-      s = Status::NotFound(msg);
-      break;
-    case MDB_KEYEXIST:
-      s = Status::AlreadyExists(msg);
-      break;
-    case MDB_MAP_FULL:
-    case MDB_DBS_FULL:
-    case MDB_READERS_FULL:
-    case MDB_TXN_FULL:
-    case MDB_CURSOR_FULL:
-    case MDB_PAGE_FULL:
-    case ENOMEM:
-    case ENOSPC:
-      s = Status::ResourceExhausted(msg);
-      break;
-    case MDB_CORRUPTED:
-    case MDB_PAGE_NOTFOUND:
-    case MDB_INVALID:
-    case MDB_VERSION_MISMATCH:
-      s = Status::Corruption(msg);
-      break;
-    case MDB_INCOMPATIBLE:
-      s = Status::Unsupported(msg + " (a sub-database has other flags than back-mdb's)");
-      break;
-    default:
-      s = Status::IoError(msg);
-  }
-  return s.WithOrigin(ErrorOrigin::kStorage);
+  if (rc == MDB_INCOMPATIBLE) msg += " (a sub-database has other flags than back-mdb's)";
+  return Status(LmdbStatusCode(rc), std::move(msg)).WithOrigin(ErrorOrigin::kStorage);
 }
 
 Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEnvOptions& options) {
