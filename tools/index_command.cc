@@ -148,6 +148,7 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
   // file only as pages are used.
   wo.map_size =
       db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
+  wo.quick = true;  // as slapindex -q: one sync at the end (MdbIndexWriter::Build)
   for (const IndexSpec& spec : rebuild) wo.index_names.emplace_back(spec.name());
   for (const std::string& n : drop) wo.index_names.push_back(n);
   const bool lock_existed = std::filesystem::exists(db.dir + "/lock.mdb");

@@ -370,12 +370,13 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     return Status::Ok();
   }
   value_.clear();
-  EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
   if (options_.sink != nullptr) {
+    CompleteValues(item);  // the operational values in added_
     DIRLOAD_RETURN_IF_ERROR(InsertIntoSink(id, item, stored_dn));
     // The loader's own copy keeps the DN alone: no values in no runs.
-    value_.clear();
     EncodeEntryFromValues(stored_dn, std::string_view("\0", 1), &value_);
+  } else {
+    EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
   }
   key_.clear();
   PutBigEndian64(id, &key_);
@@ -419,31 +420,31 @@ Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& s
       parent = *found;
     }
   }
-  EntryView view;
-  DIRLOAD_RETURN_IF_ERROR(DecodeEntry(value_, &view));
+  // The entry's own values in the order the workers saw them, then the
+  // operational values this load made (CompleteValues): of those, only
+  // timestamps and CSNs are marked, as slapd stores them without a
+  // normalised copy.
   sink_values_.clear();
-  {
+  const auto& own = item.prepared.values;
+  for (size_t i = 0; i < own.size(); ++i) {
+    EntrySink::Value v{own[i].first, own[i].second, false, {}, false};
+    if (i < item.has_normalized.size() && item.has_normalized[i]) {
+      v.normalized = item.normalized[i];
+      v.has_normalized = true;
+    }
+    sink_values_.push_back(v);
+  }
+  if (!added_.empty()) {
     // Workers intern new descriptions meanwhile.
     std::lock_guard<std::mutex> lock(dictionary_mu_);
-    for (const ValueRef& v : view.values) {
-      sink_values_.push_back({dictionary_.Name(v.description), v.value, false});
+    for (const ValueRef& a : added_) {
+      std::string_view d = dictionary_.Name(a.description);
+      sink_values_.push_back({d,
+                              a.value,
+                              d == "createTimestamp" || d == "modifyTimestamp" || d == "entryCSN",
+                              {},
+                              false});
     }
-  }
-  // The entry's own values come first, in the order the workers saw them.
-  if (sink_values_.size() >= item.normalized.size()) {
-    for (size_t i = 0; i < item.normalized.size(); ++i) {
-      if (!item.has_normalized[i]) continue;
-      sink_values_[i].normalized = item.normalized[i];
-      sink_values_[i].has_normalized = true;
-    }
-  }
-  // The values this load made are the last runs (CompleteValues): only
-  // timestamps and CSNs are told apart, as slapd stores those without a
-  // normalised copy.
-  for (size_t i = sink_values_.size() - std::min(sink_values_.size(), added_.size());
-       i < sink_values_.size(); ++i) {
-    std::string_view d = sink_values_[i].description;
-    sink_values_[i].generated = d == "createTimestamp" || d == "modifyTimestamp" || d == "entryCSN";
   }
   return options_.sink->Add(id, parent, item.ndn, stored_dn, sink_values_);
 }
@@ -541,7 +542,7 @@ Status Loader::WriteContextCsn() {
       std::string_view d = dictionary_.Name(v.description);
       bool generated = false;
       for (const EntrySink::Value& old : stored) generated |= old.generated && old.description == d;
-      sink_values_.push_back({d, v.value, generated});
+      sink_values_.push_back({d, v.value, generated, {}, false});
     }
     return options_.sink->Replace(*suffix_id, sink_values_);
   }

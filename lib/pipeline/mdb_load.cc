@@ -240,7 +240,7 @@ Status MdbSink::Replace(EntryId id, std::span<const Value> values) {
     return Status::Ok();
   }
   std::vector<mdb::MdbValue> out;
-  for (const Value& v : values) out.push_back({v.description, v.value, v.generated});
+  for (const Value& v : values) out.push_back({v.description, v.value, v.generated, {}, false});
   return writer_->ReplaceEntry(id, out);
 }
 

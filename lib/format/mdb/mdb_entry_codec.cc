@@ -1,5 +1,6 @@
 #include "lib/format/mdb/mdb_entry_codec.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace dirload::mdb {
@@ -123,13 +124,14 @@ Result<std::string> EncodeMdbEntry(const MdbEntry& entry) {
   return out;
 }
 
-Result<MdbEntry> DecodeMdbEntry(std::string_view bytes) {
+Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out) {
   auto corrupt = [](const std::string& what) { return Status::Corruption("mdb entry: " + what); };
+  out->attributes.clear();
+  out->values.clear();
   if (bytes.size() < 16) return corrupt("shorter than its 16-byte header");
   uint32_t nattrs = GetWord(bytes.data());
   uint32_t nvals = GetWord(bytes.data() + 4);
-  MdbEntry entry;
-  entry.ocflags = GetWord(bytes.data() + 8);
+  out->ocflags = GetWord(bytes.data() + 8);
   uint32_t offset = GetWord(bytes.data() + 12);
   if (16 + uint64_t{offset} * 4 > bytes.size()) {
     return corrupt("length table of " + std::to_string(offset) + " words exceeds the record");
@@ -144,44 +146,40 @@ Result<MdbEntry> DecodeMdbEntry(std::string_view bytes) {
     word += 4;
     return true;
   };
-  auto next_value = [&](std::string* v) -> Status {
+  auto next_value = [&]() -> Status {
     uint32_t len;
     if (!next_word(&len)) return corrupt("length table ends inside an attribute");
     if (static_cast<uint64_t>(end - data) < uint64_t{len} + 1 || data[len] != '\0') {
       return corrupt("value of " + std::to_string(len) + " bytes runs past the record");
     }
-    v->assign(data, len);
+    out->values.emplace_back(data, len);
     data += len + 1;
     return Status::Ok();
   };
   uint64_t counted_nvals = 0;
-  entry.attributes.reserve(nattrs);
+  // Every attribute takes two table words: a corrupt nattrs must not size
+  // the vector.
+  out->attributes.reserve(std::min(nattrs, offset / 2));
   for (uint32_t i = 0; i < nattrs; ++i) {
     uint32_t adx, numvals;
     if (!next_word(&adx) || !next_word(&numvals)) {
       return corrupt("length table ends before attribute " + std::to_string(i + 1) + " of " +
                      std::to_string(nattrs));
     }
-    MdbAttribute a;
+    MdbAttributeView a;
     a.sorted = (adx & kMdbAdxSorted) != 0;
     a.multival = (adx & kMdbAdxMultival) != 0;
     a.adx = adx & kMaxAdx;
-    bool has_norm = (numvals & kMdbNumvalsNormalized) != 0;
-    uint32_t n = numvals & kMaxNumvals;
-    counted_nvals += (uint64_t{n} + 1) * (has_norm ? 2 : 1);
-    if (a.multival) {
-      a.multival_count = n;
-      if (has_norm) a.normalized.emplace();
-    } else {
-      if (n > offset) return corrupt("attribute claims more values than the table holds");
-      a.values.resize(n);
-      for (std::string& v : a.values) DIRLOAD_RETURN_IF_ERROR(next_value(&v));
-      if (has_norm) {
-        a.normalized.emplace(n);
-        for (std::string& v : *a.normalized) DIRLOAD_RETURN_IF_ERROR(next_value(&v));
-      }
+    a.has_normalized = (numvals & kMdbNumvalsNormalized) != 0;
+    a.count = numvals & kMaxNumvals;
+    a.first = static_cast<uint32_t>(out->values.size());
+    counted_nvals += (uint64_t{a.count} + 1) * (a.has_normalized ? 2 : 1);
+    if (!a.multival) {
+      if (a.count > offset) return corrupt("attribute claims more values than the table holds");
+      const uint32_t n = a.has_normalized ? 2 * a.count : a.count;
+      for (uint32_t j = 0; j < n; ++j) DIRLOAD_RETURN_IF_ERROR(next_value());
     }
-    entry.attributes.push_back(std::move(a));
+    out->attributes.push_back(a);
   }
   if (word != table_end) return corrupt("length table holds words no attribute uses");
   if (counted_nvals != nvals) {
@@ -189,6 +187,32 @@ Result<MdbEntry> DecodeMdbEntry(std::string_view bytes) {
                    std::to_string(counted_nvals));
   }
   if (static_cast<uint64_t>(end - data) >= 8) return corrupt("more than 7 bytes after the data");
+  return Status::Ok();
+}
+
+Result<MdbEntry> DecodeMdbEntry(std::string_view bytes) {
+  MdbEntryView view;
+  DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(bytes, &view));
+  MdbEntry entry;
+  entry.ocflags = view.ocflags;
+  entry.attributes.reserve(view.attributes.size());
+  for (const MdbAttributeView& v : view.attributes) {
+    MdbAttribute a;
+    a.adx = v.adx;
+    a.sorted = v.sorted;
+    a.multival = v.multival;
+    if (v.multival) {
+      a.multival_count = v.count;
+      if (v.has_normalized) a.normalized.emplace();
+    } else {
+      for (std::string_view s : view.Values(v)) a.values.emplace_back(s);
+      if (v.has_normalized) {
+        a.normalized.emplace();
+        for (std::string_view s : view.Normalized(v)) a.normalized->emplace_back(s);
+      }
+    }
+    entry.attributes.push_back(std::move(a));
+  }
   return entry;
 }
 

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,5 +89,36 @@ Result<std::string> EncodeMdbEntry(const MdbEntry& entry);
 
 // Corruption when `bytes` is not a well-formed encoding (see the header).
 Result<MdbEntry> DecodeMdbEntry(std::string_view bytes);
+
+// The same entry as views into the encoded bytes, for scans that read every
+// entry once: nothing is copied, and the vectors keep their capacity from
+// one entry to the next.
+struct MdbAttributeView {
+  uint32_t adx = 0;
+  bool sorted = false;
+  bool multival = false;
+  bool has_normalized = false;
+  uint32_t count = 0;  // values (for multival: in id2v)
+  uint32_t first = 0;  // index in MdbEntryView::values of the first value
+};
+struct MdbEntryView {
+  uint32_t ocflags = 0;
+  std::vector<MdbAttributeView> attributes;
+  // Per record: its values, then its normalized copies when it has them.
+  std::vector<std::string_view> values;
+
+  std::span<const std::string_view> Values(const MdbAttributeView& a) const {
+    return {values.data() + a.first, a.multival ? 0 : a.count};
+  }
+  // The normalized copies, or the values when the record has none.
+  std::span<const std::string_view> Normalized(const MdbAttributeView& a) const {
+    if (a.multival || !a.has_normalized) return Values(a);
+    return {values.data() + a.first + a.count, a.count};
+  }
+};
+
+// Checks `bytes` as DecodeMdbEntry does; *out views `bytes`, which must
+// outlive it.
+Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out);
 
 }  // namespace dirload::mdb

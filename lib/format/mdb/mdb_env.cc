@@ -349,7 +349,7 @@ Status MdbTxn::AppendMultiple(MdbDb db, std::string_view key, std::string_view d
   items[0].mv_data = const_cast<char*>(data.data());
   items[1].mv_size = data.size() / size;
   items[1].mv_data = nullptr;
-  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | MDB_APPEND);
+  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | MDB_APPEND | MDB_APPENDDUP);
   // LMDB reports how many items it stored in items[1].mv_size.
   size_t stored = items[1].mv_size;
   mdb_cursor_close(c);

@@ -77,6 +77,8 @@ MdbKeyHasher::MdbKeyHasher(const MdbKeyOptions& options, std::string_view type_n
   state_ = Feed(hash64_, state_, rule_oid);
 }
 
+uint64_t MdbKeyHasher::Hash(std::string_view value) const { return Feed(hash64_, state_, value); }
+
 std::string MdbKeyHasher::Key(std::string_view value) const {
   uint64_t h = Feed(hash64_, state_, value);
   std::string key(hash64_ ? 8 : 4, '\0');
@@ -115,11 +117,13 @@ void MdbSubstringKeys(const MdbKeyOptions& options, std::string_view type_name,
   }
 }
 
-std::vector<std::string> ExpandObjectClasses(const Schema& schema,
-                                             std::span<const std::string> values) {
+namespace {
+
+template <typename S>
+std::vector<std::string> Expand(const Schema& schema, std::span<const S> values) {
   std::vector<const ObjectClass*> classes;
   classes.reserve(values.size() + 4);
-  for (const std::string& v : values) classes.push_back(schema.FindObjectClass(v));
+  for (const S& v : values) classes.push_back(schema.FindObjectClass(v));
   // Breadth first over direct superclasses; classes already present (by
   // identity, unknown values never match) are not added again.
   for (size_t i = 0; i < classes.size(); ++i) {
@@ -133,9 +137,25 @@ std::vector<std::string> ExpandObjectClasses(const Schema& schema,
   std::vector<std::string> names;
   names.reserve(classes.size());
   for (size_t i = 0; i < classes.size(); ++i) {
-    names.emplace_back(classes[i] ? std::string(classes[i]->name()) : values[i]);
+    names.emplace_back(classes[i] ? std::string(classes[i]->name()) : std::string(values[i]));
   }
   return names;
+}
+
+}  // namespace
+
+std::vector<std::string> ExpandObjectClasses(const Schema& schema,
+                                             std::span<const std::string> values) {
+  return Expand(schema, values);
+}
+
+std::vector<std::string> ExpandObjectClasses(const Schema& schema,
+                                             std::span<const std::string_view> values) {
+  return Expand(schema, values);
+}
+
+MdbKeyHasher MdbObjectClassHasher(const MdbKeyOptions& options) {
+  return MdbKeyHasher(options, "objectClass", 0, kOidSyntax, kObjectIdentifierMatch);
 }
 
 void MdbObjectClassKeys(const MdbKeyOptions& options, std::span<const std::string> class_names,

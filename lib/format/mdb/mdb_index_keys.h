@@ -67,18 +67,22 @@ inline constexpr char kMdbSubstrFinalPrefix = '$';
 // key is then one more pass over the value's bytes.
 class MdbKeyHasher {
  public:
+  MdbKeyHasher() = default;
   // `prefix` 0 means none (equality keys).
   MdbKeyHasher(const MdbKeyOptions& options, std::string_view type_name, char prefix,
                std::string_view syntax_oid, std::string_view rule_oid);
 
   std::string Key(std::string_view value) const;
+  // The key's bytes are the low size() bytes of Hash(value), little-endian.
+  uint64_t Hash(std::string_view value) const;
+  size_t size() const { return hash64_ ? 8 : 4; }
   void AppendKey(std::string_view value, std::vector<std::string>* keys) const {
     keys->push_back(Key(value));
   }
 
  private:
-  bool hash64_;
-  uint64_t state_;
+  bool hash64_ = false;
+  uint64_t state_ = 0;
 };
 
 // The presence key.
@@ -100,7 +104,11 @@ void MdbSubstringKeys(const MdbKeyOptions& options, std::string_view type_name,
 // no known class is kept as written.
 std::vector<std::string> ExpandObjectClasses(const Schema& schema,
                                              std::span<const std::string> values);
+std::vector<std::string> ExpandObjectClasses(const Schema& schema,
+                                             std::span<const std::string_view> values);
 
+// The hasher of objectClass equality keys.
+MdbKeyHasher MdbObjectClassHasher(const MdbKeyOptions& options);
 // objectClass equality keys of already expanded class names.
 void MdbObjectClassKeys(const MdbKeyOptions& options, std::span<const std::string> class_names,
                         std::vector<std::string>* keys);

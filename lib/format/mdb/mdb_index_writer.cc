@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_indexer.h"
 #include "lib/index/sorted_runs.h"
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/schema.h"
@@ -20,18 +21,10 @@
 namespace dirload::mdb {
 namespace {
 
-constexpr std::string_view kObjectClassOid = "2.5.4.0";
-
 uint64_t Little(std::string_view b) {
   uint64_t v = 0;
   for (size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
   return v;
-}
-
-Status ConfigError(const IndexSpec& spec, std::string what) {
-  return Status::Unsupported("index " + std::string(spec.name()) + ": " + what +
-                             " keys of back-mdb are not supported")
-      .WithOrigin(ErrorOrigin::kConfiguration);
 }
 
 struct StringHash {
@@ -101,9 +94,8 @@ class KeyNumbers {
 // One index database being built.
 struct Target {
   const IndexSpec* spec = nullptr;
+  std::optional<MdbIndexer> indexer;
   MdbDb db;
-  bool object_class = false;
-  bool integer = false;
   KeyNumbers numbers;
   std::vector<std::string> keys;  // by number
   // key number << 32 | ID: one word per pair sorts fast and halves memory.
@@ -229,30 +221,6 @@ class KeyWriter {
   std::string data_;
 };
 
-Status CheckSupported(const IndexSpec& spec) {
-  const AttributeType& t = *spec.type;
-  if (spec.Has(kIndexApprox)) return ConfigError(spec, "approx");
-  if (spec.Has(kIndexSubstr) && (spec.mask & kIndexSubstr) != kIndexSubstr) {
-    return ConfigError(spec, "partial substring");
-  }
-  if (spec.Has(kIndexSubstr) && t.substr == nullptr) {
-    return ConfigError(spec, "substring (no SUBSTR rule)");
-  }
-  if (spec.Has(kIndexEquality)) {
-    if (t.equality == nullptr) return ConfigError(spec, "equality (no EQUALITY rule)");
-    switch (t.equality->normalizer) {
-      case Normalizer::kGeneralizedTime:
-      case Normalizer::kUniqueMember:
-        return ConfigError(spec, "equality");
-      default:
-        break;
-    }
-    // CSNMatch: ordered keys (csnIndexer).
-    if (t.equality->oid == "1.3.6.1.4.1.4203.666.11.2.2") return ConfigError(spec, "CSN");
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
@@ -261,12 +229,11 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
   MdbIndexStats stats;
   std::vector<Target> targets(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
-    DIRLOAD_RETURN_IF_ERROR(CheckSupported(specs[i]));
     targets[i].spec = &specs[i];
+    DIRLOAD_ASSIGN_OR_RETURN(MdbIndexer indexer,
+                             MdbIndexer::Create(schema, specs[i], options.keys));
+    targets[i].indexer.emplace(std::move(indexer));
     DIRLOAD_ASSIGN_OR_RETURN(targets[i].db, env.Index(specs[i].name()));
-    targets[i].object_class = specs[i].type->oid == kObjectClassOid;
-    targets[i].integer = specs[i].type->equality != nullptr &&
-                         specs[i].type->equality->normalizer == Normalizer::kInteger;
   }
 
   {
@@ -388,21 +355,20 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     return Status::Ok();
   };
 
-  const MdbKeyOptions& ko = options.keys;
-  const std::string presence = MdbPresenceKey();
   auto scan = [&](Group& g) -> Status {
     auto memory = [&]() {
       size_t m = 0;
       for (size_t ti : g.targets) m += targets[ti].memory();
       return m;
     };
-    std::vector<std::string> keys;
+    MdbEntryView e;
+    MdbKeyList keys;
     DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(false));
     DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
       uint64_t id = Little(k);
-      DIRLOAD_ASSIGN_OR_RETURN(MdbEntry e, DecodeMdbEntry(v));
+      DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
       ++g.entries;
-      for (const MdbAttribute& a : e.attributes) {
+      for (const MdbAttributeView& a : e.attributes) {
         if (a.adx >= g.routes.size() || !g.routes[a.adx]) {
           return Status::Corruption(env.path() + ": id2e entry " + std::to_string(id) +
                                     " uses ad2i number " + std::to_string(a.adx) +
@@ -413,30 +379,12 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
           return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
               .WithOrigin(ErrorOrigin::kDatabase);
         }
-        const std::vector<std::string>& vals = a.normalized ? *a.normalized : a.values;
+        std::span<const std::string_view> vals = e.Normalized(a);
         for (size_t ti : *g.routes[a.adx]) {
           Target& t = targets[ti];
-          const IndexSpec& s = *t.spec;
-          const AttributeType& x = *s.type;
-          if (s.Has(kIndexPresence)) t.Add(presence, id);
           keys.clear();
-          if (s.Has(kIndexEquality)) {
-            if (t.object_class) {
-              MdbObjectClassKeys(ko, ExpandObjectClasses(schema, vals), &keys);
-            } else if (t.integer) {
-              for (const std::string& val : vals) {
-                // slapd stores no key for a value integerIndexer cannot read.
-                Result<std::string> ik = MdbIntegerKey(ko, val);
-                if (ik.ok()) keys.push_back(std::move(*ik));
-              }
-            } else {
-              MdbEqualityKeys(ko, x.name(), x.syntax->oid, x.equality->oid, vals, &keys);
-            }
-          }
-          if (s.Has(kIndexSubstr)) {
-            MdbSubstringKeys(ko, x.name(), x.syntax->oid, x.substr->oid, vals, &keys);
-          }
-          for (const std::string& key : keys) t.Add(key, id);
+          t.indexer->AddKeys(vals, &keys);
+          for (size_t i = 0; i < keys.size(); ++i) t.Add(keys[i], id);
         }
       }
       if (budget != 0 && memory() > budget) return spill(g);

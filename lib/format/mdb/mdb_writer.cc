@@ -127,17 +127,15 @@ int64_t MdbLoadWriter::NodeIndex(uint64_t id) const {
 }
 
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
-  // Group the values into one record per canonical description.
-  MdbEntry& entry = entry_;
-  size_t used = 0;  // records of entry_ in use; the rest keep their buffers
-  std::vector<const Description*> records;
-  std::vector<bool> generated;
-  std::vector<std::string_view> classes;
-  // Per record: the values' given normalized copies, while all have one.
-  std::vector<std::vector<std::string_view>> given;
-  std::vector<bool> all_given;
-  for (const MdbValue& v : values) {
-    auto it = descriptions_.find(std::string(v.description));
+  // One record per canonical description, in the order of first use; the
+  // bytes are written straight into encoded_ (mdb_entry_codec.h has the
+  // layout): this runs once per entry on the writing thread.
+  records_.clear();
+  record_of_.resize(values.size());
+  classes_.clear();
+  for (size_t i = 0; i < values.size(); ++i) {
+    const MdbValue& v = values[i];
+    auto it = descriptions_.find(v.description);
     if (it == descriptions_.end()) {
       Description d;
       Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
@@ -150,46 +148,100 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
       d.object_class = d.type != nullptr && d.type->oid == kObjectClassOid;
       it = descriptions_.emplace(std::string(v.description), std::move(d)).first;
     }
-    const Description* d = &it->second;
+    Description* d = &it->second;
     size_t r = 0;
-    while (r < records.size() && records[r]->name != d->name) ++r;
-    if (r == records.size()) {
-      records.push_back(d);
-      generated.push_back(v.generated);
-      if (given.size() < records.size()) given.resize(records.size());
-      given[r].clear();
-      all_given.push_back(true);
-      if (used == entry.attributes.size()) entry.attributes.emplace_back();
-      MdbAttribute& a = entry.attributes[used++];
-      a.values.clear();
-      a.normalized.reset();
+    while (r < records_.size() && records_[r].d != d && records_[r].d->name != d->name) ++r;
+    if (r == records_.size()) {
+      Record rec;
+      rec.d = d;
+      rec.generated = v.generated;
+      rec.normalized = !v.generated && d->normalized;
+      records_.push_back(rec);
     }
-    entry.attributes[r].values.emplace_back(v.value);
-    if (v.has_normalized) {
-      given[r].push_back(v.normalized);
-    } else {
-      all_given[r] = false;
-    }
-    if (d->object_class) classes.push_back(v.value);
+    Record& rec = records_[r];
+    ++rec.count;
+    if (!v.has_normalized) rec.all_given = false;
+    record_of_[i] = static_cast<uint32_t>(r);
+    if (d->object_class) classes_.push_back(v.value);
   }
-  entry.attributes.resize(used);
-  entry.ocflags = MdbEntryOcFlags(schema_, classes);
-  for (size_t r = 0; r < records.size(); ++r) {
-    MdbAttribute& a = entry.attributes[r];
-    DIRLOAD_ASSIGN_OR_RETURN(a.adx, Ad2iNumber(records[r]->name));
-    if (generated[r] || !records[r]->normalized) continue;
-    a.normalized.emplace(a.values.size());
-    for (size_t i = 0; i < a.values.size(); ++i) {
-      if (all_given[r]) {
-        (*a.normalized)[i].assign(given[r][i]);
+  if (records_.size() > 0x7fffffffu)
+    return Status::InvalidArgument("mdb entry: too many attributes");
+  // Value indexes grouped by record, each record's values in input order.
+  {
+    uint32_t at = 0;
+    for (Record& rec : records_) {
+      rec.first = at;
+      at += rec.count;
+      rec.count = 0;
+    }
+    order_.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      Record& rec = records_[record_of_[i]];
+      order_[rec.first + rec.count++] = static_cast<uint32_t>(i);
+    }
+  }
+  // ad2i numbers in the order of first use, then the normalized copies this
+  // thread still has to make.
+  if (computed_.size() < values.size()) computed_.resize(values.size());
+  uint64_t table_words = 0, data_bytes = 0, nvals = 0;
+  for (Record& rec : records_) {
+    if (rec.d->adx == 0) {
+      DIRLOAD_ASSIGN_OR_RETURN(rec.d->adx, Ad2iNumber(rec.d->name));
+      if (rec.d->adx > 0x3fffffffu) {
+        return Status::InvalidArgument("mdb entry: more attribute descriptions than ad2i numbers");
+      }
+    }
+    const uint64_t copies = rec.normalized ? 2 : 1;
+    table_words += 2 + rec.count * copies;
+    nvals += (uint64_t{rec.count} + 1) * copies;
+    for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) {
+      const MdbValue& v = values[order_[k]];
+      data_bytes += v.value.size() + 1;
+      if (v.value.size() > UINT32_MAX) return Status::InvalidArgument("mdb entry: value too long");
+      if (!rec.normalized) continue;
+      if (rec.all_given) {
+        data_bytes += v.normalized.size() + 1;
         continue;
       }
-      Status st = MdbNormalizedValue(schema_, *records[r]->type, a.values[i], &(*a.normalized)[i]);
+      std::string& out = computed_[order_[k]];
+      Status st = MdbNormalizedValue(schema_, *rec.d->type, v.value, &out);
       if (!st.ok()) return st.WithPrefix("entry ID " + std::to_string(id) + ": ");
+      data_bytes += out.size() + 1;
     }
   }
-  encoded_.clear();
-  return EncodeMdbEntry(entry, &encoded_);
+  if (nvals > UINT32_MAX || table_words > UINT32_MAX) {
+    return Status::InvalidArgument("mdb entry: too many values");
+  }
+  const uint64_t raw = 16 + 4 * table_words + data_bytes;
+  encoded_.assign((raw + 7) & ~uint64_t{7}, '\0');
+  char* base = encoded_.data();
+  auto put_word = [](uint32_t w, char* p) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(w >> (8 * i));
+  };
+  put_word(static_cast<uint32_t>(records_.size()), base);
+  put_word(static_cast<uint32_t>(nvals), base + 4);
+  put_word(MdbEntryOcFlags(schema_, classes_), base + 8);
+  put_word(static_cast<uint32_t>(table_words), base + 12);
+  char* word = base + 16;
+  char* data = base + 16 + 4 * table_words;
+  auto put_value = [&](std::string_view v) {
+    put_word(static_cast<uint32_t>(v.size()), word);
+    word += 4;
+    std::memcpy(data, v.data(), v.size());
+    data += v.size() + 1;  // the NUL is already there
+  };
+  for (const Record& rec : records_) {
+    put_word(rec.d->adx, word);
+    put_word(rec.count | (rec.normalized ? kMdbNumvalsNormalized : 0), word + 4);
+    word += 8;
+    for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) put_value(values[order_[k]].value);
+    if (!rec.normalized) continue;
+    for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) {
+      put_value(rec.all_given ? values[order_[k]].normalized
+                              : std::string_view(computed_[order_[k]]));
+    }
+  }
+  return Status::Ok();
 }
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {

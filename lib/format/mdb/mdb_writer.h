@@ -171,8 +171,25 @@ class MdbLoadWriter {
     bool object_class = false;  // objectClass: its values set the ocflags
     uint32_t adx = 0;           // ad2i number, 0 until first used
   };
-  std::unordered_map<std::string, Description> descriptions_;
-  MdbEntry entry_;  // reused by Encode
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, Description, StringHash, std::equal_to<>> descriptions_;
+  // Encode's scratch, kept from entry to entry.
+  struct Record {
+    Description* d = nullptr;
+    bool generated = false;   // its first value is one slapadd makes itself
+    bool normalized = false;  // carries normalized copies
+    bool all_given = true;    // every value came with its normalized copy
+    uint32_t count = 0;
+    uint32_t first = 0;  // in order_
+  };
+  std::vector<Record> records_;
+  std::vector<uint32_t> record_of_;    // per value
+  std::vector<uint32_t> order_;        // value indexes grouped by record
+  std::vector<std::string> computed_;  // normalized copies made here, per value
+  std::vector<std::string_view> classes_;
 };
 
 }  // namespace dirload::mdb

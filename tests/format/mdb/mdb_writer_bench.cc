@@ -86,7 +86,8 @@ TEST_CASE("mdb writer bench: phase 1 and phase 2 entries/s" * doctest::skip()) {
       const ldif::Record& r = input[i].record;
       values.clear();
       for (size_t a = 0; a < r.size(); ++a) {
-        values.push_back(MdbValue{r.attribute(a).description, r.attribute(a).value});
+        values.push_back(
+            MdbValue{r.attribute(a).description, r.attribute(a).value, false, {}, false});
       }
       std::string_view rdn = input[i].parent == 0 ? r.dn() : MdbLeftmostRdn(r.dn());
       Status st = (*w)->AddEntry(i + 1, input[i].parent, input[i].nrdn, rdn, values);

@@ -220,7 +220,8 @@ void LoadRecords(const Schema& schema, const std::string& ldif_path, size_t begi
     }
     values.clear();
     for (size_t i = 0; i < rec.size(); ++i) {
-      values.push_back(MdbValue{rec.attribute(i).description, rec.attribute(i).value});
+      values.push_back(
+          MdbValue{rec.attribute(i).description, rec.attribute(i).value, false, {}, false});
     }
     Status st = writer->AddEntry(id, parent, nrdn, rdn, values);
     REQUIRE_MESSAGE(st.ok(), st.ToString());

@@ -1,0 +1,121 @@
+#include "lib/format/mdb/mdb_indexer.h"
+
+#include <algorithm>
+
+#include "lib/schema/matching_rule.h"
+#include "lib/schema/schema.h"
+#include "lib/schema/syntax.h"
+
+namespace dirload::mdb {
+namespace {
+
+constexpr std::string_view kObjectClassOid = "2.5.4.0";
+constexpr std::string_view kCsnMatchOid = "1.3.6.1.4.1.4203.666.11.2.2";
+
+Status ConfigError(const IndexSpec& spec, std::string what) {
+  return Status::Unsupported("index " + std::string(spec.name()) + ": " + what +
+                             " keys of back-mdb are not supported")
+      .WithOrigin(ErrorOrigin::kConfiguration);
+}
+
+}  // namespace
+
+MdbIndexer::MdbIndexer(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options)
+    : schema_(&schema), spec_(&spec), options_(options) {}
+
+Result<MdbIndexer> MdbIndexer::Create(const Schema& schema, const IndexSpec& spec,
+                                      const MdbKeyOptions& options) {
+  const AttributeType& t = *spec.type;
+  if (spec.Has(kIndexApprox)) return ConfigError(spec, "approx");
+  MdbIndexer x(schema, spec, options);
+  x.presence_ = spec.Has(kIndexPresence);
+  if (spec.Has(kIndexSubstr)) {
+    if ((spec.mask & kIndexSubstr) != kIndexSubstr) return ConfigError(spec, "partial substring");
+    if (t.substr == nullptr) return ConfigError(spec, "substring (no SUBSTR rule)");
+    x.substrings_ = true;
+    x.initial_hash_ =
+        MdbKeyHasher(options, t.name(), kMdbSubstrInitialPrefix, t.syntax->oid, t.substr->oid);
+    x.any_hash_ =
+        MdbKeyHasher(options, t.name(), kMdbSubstrAnyPrefix, t.syntax->oid, t.substr->oid);
+    x.final_hash_ =
+        MdbKeyHasher(options, t.name(), kMdbSubstrFinalPrefix, t.syntax->oid, t.substr->oid);
+  }
+  if (spec.Has(kIndexEquality)) {
+    if (t.equality == nullptr) return ConfigError(spec, "equality (no EQUALITY rule)");
+    switch (t.equality->normalizer) {
+      case Normalizer::kGeneralizedTime:
+      case Normalizer::kUniqueMember:
+        return ConfigError(spec, "equality");
+      default:
+        break;
+    }
+    // CSNMatch: ordered keys (csnIndexer).
+    if (t.equality->oid == kCsnMatchOid) return ConfigError(spec, "CSN");
+    if (t.oid == kObjectClassOid) {
+      x.equality_ = Equality::kObjectClass;
+      x.equality_hash_ = MdbObjectClassHasher(options);
+    } else if (t.equality->normalizer == Normalizer::kInteger) {
+      x.equality_ = Equality::kInteger;
+    } else {
+      x.equality_ = Equality::kHashed;
+      x.equality_hash_ = MdbKeyHasher(options, t.name(), 0, t.syntax->oid, t.equality->oid);
+    }
+  }
+  return x;
+}
+
+void MdbIndexer::AddObjectClassKeys(std::span<const std::string_view> values, MdbKeyList* out) {
+  bool same = values.size() == last_classes_.size();
+  for (size_t i = 0; same && i < values.size(); ++i) same = values[i] == last_classes_[i];
+  if (!same) {
+    last_classes_.assign(values.begin(), values.end());
+    last_class_keys_.clear();
+    const size_t n = equality_hash_.size();
+    for (const std::string& name : ExpandObjectClasses(*schema_, values)) {
+      last_class_keys_.AddHash(equality_hash_.Hash(name), n);
+    }
+  }
+  for (size_t i = 0; i < last_class_keys_.size(); ++i) out->Add(last_class_keys_[i]);
+}
+
+void MdbIndexer::AddKeys(std::span<const std::string_view> values, MdbKeyList* out) {
+  if (presence_) out->Add(std::string_view("\0\0\0\0", 4));
+  switch (equality_) {
+    case Equality::kNone:
+      break;
+    case Equality::kHashed: {
+      const size_t n = equality_hash_.size();
+      for (std::string_view v : values) out->AddHash(equality_hash_.Hash(v), n);
+      break;
+    }
+    case Equality::kObjectClass:
+      AddObjectClassKeys(values, out);
+      break;
+    case Equality::kInteger:
+      for (std::string_view v : values) {
+        // slapd stores no key for a value integerIndexer cannot read.
+        Result<std::string> key = MdbIntegerKey(options_, v);
+        if (key.ok()) out->Add(*key);
+      }
+      break;
+  }
+  if (!substrings_) return;
+  const size_t n = any_hash_.size();
+  const size_t any_len = options_.substr_any_len;
+  const size_t minlen = options_.substr_if_minlen;
+  for (std::string_view s : values) {
+    if (any_len > 0 && s.size() >= any_len) {
+      for (size_t j = 0; j + any_len <= s.size(); ++j) {
+        out->AddHash(any_hash_.Hash(s.substr(j, any_len)), n);
+      }
+    }
+    if (s.size() < minlen) continue;
+    const size_t max = std::min<size_t>(options_.substr_if_maxlen, s.size());
+    for (size_t j = minlen; j <= max; ++j) {
+      out->AddHash(initial_hash_.Hash(s.substr(0, j)), n);
+      out->AddHash(final_hash_.Hash(s.substr(s.size() - j)), n);
+    }
+  }
+}
+
+}  // namespace dirload::mdb

@@ -1,0 +1,88 @@
+// MdbIndexer: the keys one back-mdb index database gets from an attribute
+// record's values (mdb_index_keys.h has the key formats). It decides once,
+// per configured index, which kinds of keys the index holds and feeds the
+// hash prefixes (type name, syntax and rule OIDs) once, so that keying an
+// entry is one pass over each value's bytes.
+//
+// Keys go into an MdbKeyList: one flat buffer, no allocation per key once
+// it has grown to an entry's size.
+//
+// Thread safety: an MdbIndexer keeps a small cache (the last objectClass
+// expansion), so each thread uses its own; the Schema is only read.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/format/mdb/mdb_index_keys.h"
+#include "lib/index/index_spec.h"
+#include "lib/util/status.h"
+
+namespace dirload::mdb {
+
+class MdbKeyList {
+ public:
+  void clear() {
+    bytes_.clear();
+    ends_.clear();
+  }
+  size_t size() const { return ends_.size(); }
+  std::string_view operator[](size_t i) const {
+    size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+  void Add(std::string_view key) {
+    bytes_.append(key);
+    ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+  }
+  // A hash key: the low `size` bytes of `hash`, little-endian.
+  void AddHash(uint64_t hash, size_t size) {
+    for (size_t i = 0; i < size; ++i) bytes_.push_back(static_cast<char>(hash >> (8 * i)));
+    ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<uint32_t> ends_;
+};
+
+class MdbIndexer {
+ public:
+  // Unsupported (origin kConfiguration) for kinds of keys dirload does not
+  // make for back-mdb: approx, partial substring kinds, equality on rules
+  // whose keys are not implemented.
+  static Result<MdbIndexer> Create(const Schema& schema, const IndexSpec& spec,
+                                   const MdbKeyOptions& options);
+
+  // Appends the keys of one attribute record: `values` are its normalized
+  // copies (the values themselves for rules without a normalizer). Keys an
+  // entry gives twice are not removed.
+  void AddKeys(std::span<const std::string_view> values, MdbKeyList* out);
+
+  const IndexSpec& spec() const { return *spec_; }
+
+ private:
+  enum class Equality { kNone, kHashed, kObjectClass, kInteger };
+
+  MdbIndexer(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options);
+  void AddObjectClassKeys(std::span<const std::string_view> values, MdbKeyList* out);
+
+  const Schema* schema_;
+  const IndexSpec* spec_;
+  MdbKeyOptions options_;
+  bool presence_ = false;
+  bool substrings_ = false;
+  Equality equality_ = Equality::kNone;
+  MdbKeyHasher equality_hash_;
+  MdbKeyHasher initial_hash_;
+  MdbKeyHasher any_hash_;
+  MdbKeyHasher final_hash_;
+  // objectClass: most entries list the same classes as the one before.
+  std::vector<std::string> last_classes_;
+  MdbKeyList last_class_keys_;
+};
+
+}  // namespace dirload::mdb
