@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lib/format/format_detect.h"
@@ -124,7 +125,8 @@ class MdbLoad {
   bool appending() const { return appending_; }
   const std::string& build_dir() const { return build_dir_; }
 
-  // After the loader's Run: writes what waited, dn2i, and syncs.
+  // After the loader's Run: writes what waited and dn2i, and starts writing
+  // the pages out in the background (Install waits for them).
   Status FinishEntries();
   // Phase 2: the index databases of `specs` (all of them: the new entries'
   // keys and the old ones' are rebuilt together on append).
@@ -145,6 +147,8 @@ class MdbLoad {
   std::unique_ptr<mdb::MdbLoadWriter> writer_;
   std::unique_ptr<MdbSink> sink_;
   std::unique_ptr<Store> scratch_;
+  // Phase 1's pages go to disk while phase 2 runs.
+  std::thread writeback_;
 };
 
 }  // namespace dirload

@@ -1,5 +1,6 @@
 #include "lib/format/mdb/mdb_env.h"
 
+#include <fcntl.h>
 #include <lmdb.h>
 #include <unistd.h>
 
@@ -172,6 +173,13 @@ Status MdbEnv::Sync() {
   int rc = mdb_env_sync(static_cast<MDB_env*>(env_), 1);
   if (rc != 0) return EngineError(rc, "mdb_env_sync");
   return Status::Ok();
+}
+
+void MdbEnv::StartWriteback() {
+  if (read_only_) return;
+  mdb_filehandle_t fd;
+  if (mdb_env_get_fd(static_cast<MDB_env*>(env_), &fd) != 0) return;
+  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
 Status MdbEnv::CopyTo(const std::string& dir) {

@@ -160,6 +160,10 @@ class MdbEnv {
   Result<MdbTxn> Begin(bool write);
   // Flushes to disk (needed after `quick` writes).
   Status Sync();
+  // Starts writing the data file's dirty pages out without waiting for
+  // them (sync_file_range), so that a later Sync has less left to wait for.
+  // A hint: errors are left for Sync to report.
+  void StartWriteback();
   // Writes a compact copy of the environment's data file into the existing
   // directory `dir` (mdb_env_copy2), consistent as of one read transaction.
   Status CopyTo(const std::string& dir);

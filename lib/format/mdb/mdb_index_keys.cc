@@ -217,6 +217,78 @@ Result<std::string> MdbIntegerKey(const MdbKeyOptions& options, std::string_view
   return key;
 }
 
+namespace {
+
+// Two decimal digits at p[0], p[1] (already known to be digits).
+int TwoDigits(const char* p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
+
+// Days from 0000-01-01 to the given date, proleptic Gregorian, with the
+// truncating division of the C calendar code slapd uses (so negative years
+// come out as slapd has them). `month` is 0..11.
+int64_t DaysFromYearZero(int year, int month, int day) {
+  static constexpr int kMonthStart[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  int64_t days = static_cast<int64_t>(year) * 365;
+  int leap = (year - 1) / 4;
+  days += leap;
+  leap /= 25;
+  days -= leap;
+  leap /= 4;
+  days += leap;
+  if (year > 0) ++days;  // year 0 is a leap year
+  days += kMonthStart[month];
+  if (month > 1 && year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ++days;
+  return days + (day - 1);
+}
+
+}  // namespace
+
+std::optional<std::array<char, kMdbTimeKeySize>> MdbTimeKey(std::string_view value) {
+  size_t i = 0;
+  const bool negative = !value.empty() && value[0] == '-';
+  if (negative) ++i;
+  size_t digits = 0;
+  while (i + digits < value.size() && value[i + digits] >= '0' && value[i + digits] <= '9') {
+    ++digits;
+  }
+  if (digits < 14) return std::nullopt;
+  const char* p = value.data() + i;
+  int year = TwoDigits(p) * 100 + TwoDigits(p + 2);
+  if (negative) year = -year;
+  const int month = TwoDigits(p + 4), day = TwoDigits(p + 6), hour = TwoDigits(p + 8),
+            minute = TwoDigits(p + 10), second = TwoDigits(p + 12);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 61) {
+    return std::nullopt;
+  }
+  i += 14;
+  if (i < value.size() && value[i] == '.') {
+    ++i;
+    while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+  }
+  if (i >= value.size() || value[i] != 'Z') return std::nullopt;
+
+  // Units of 128 seconds: a day is 675 of them.
+  const int64_t units = DaysFromYearZero(year, month - 1, day) * 675;
+  const auto high = static_cast<uint8_t>(((units >> 25) & 0x7f) ^ 0x40);
+  const auto low = static_cast<uint32_t>(static_cast<uint64_t>(units) * 128 +
+                                         static_cast<uint64_t>(hour * 3600 + minute * 60 + second));
+  return std::array<char, kMdbTimeKeySize>{static_cast<char>(high), static_cast<char>(low >> 24),
+                                           static_cast<char>(low >> 16),
+                                           static_cast<char>(low >> 8), static_cast<char>(low)};
+}
+
+std::string_view MdbUniqueMemberKeyPart(std::string_view normalized) {
+  const size_t hash = normalized.rfind('#');
+  if (hash == std::string_view::npos) return normalized;
+  const std::string_view uid = normalized.substr(hash + 1);
+  if (uid.size() < 3 || uid.front() != '\'' || uid[uid.size() - 2] != '\'' || uid.back() != 'B') {
+    return normalized;
+  }
+  for (size_t j = 1; j + 2 < uid.size(); ++j) {
+    if (uid[j] != '0' && uid[j] != '1') return normalized;
+  }
+  return normalized.substr(0, hash);
+}
+
 std::vector<uint64_t> MdbIdListDuplicates(std::span<const uint64_t> ids) {
   if (ids.size() > kMdbMaxIdsPerKey) return {0, ids.front(), ids.back()};
   return std::vector<uint64_t>(ids.begin(), ids.end());

@@ -7,7 +7,9 @@
 //   equality    hash(T, S, M, value)
 //   substrings  hash(T, P, S, M', fragment) with P = '^' for an initial
 //               fragment, '*' for an "any" fragment, '$' for a final one
-//   integer     ordered key of index_intlen bytes (IntegerKey below)
+//   integer     ordered key of index_intlen bytes (MdbIntegerKey below)
+//   time        ordered key of 5 bytes for generalizedTimeMatch and CSNMatch
+//               (MdbTimeKey below)
 // where T is the canonical name of the indexed type (cn for cn;lang-de and,
 // for a supertype's index, the supertype's name), S its syntax OID, M its
 // equality rule OID and M' its substrings rule OID, all as text without
@@ -33,7 +35,9 @@
 // Thread safety: pure functions; a Schema is only read.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -119,6 +123,32 @@ void MdbObjectClassKeys(const MdbKeyOptions& options, std::span<const std::strin
 // Numbers that do not fit get slapd's exponent form: the top bits encode the
 // sign and the number of bytes dropped. InvalidArgument for anything else.
 Result<std::string> MdbIntegerKey(const MdbKeyOptions& options, std::string_view value);
+
+// The ordered key of a generalizedTimeMatch or CSNMatch value (an index
+// on either is keyed alike, without T, S or M), 5 bytes:
+//   byte 0     bits 25..31 of D * 675, where D is the number of days from
+//              0000-01-01 of the proleptic Gregorian calendar (year 0 a leap
+//              year), with bit 6 inverted (the bit holding the sign)
+//   bytes 1-4  the low 32 bits of D * 86400 + the seconds of the day,
+//              big-endian
+// so whole seconds are kept and the fraction is dropped (an entry CSN's
+// counter, replica ID and modifier number as well). Byte 0 does not see a
+// carry out of bytes 1-4: slapd computes them apart. The value must start
+// with an optional '-' (the year is then negated), at least 14 digits read as
+// YYYYmmddHHMMSS (month 1-12, day 1-31, hour 0-23, minute 0-59, second
+// 0-61; the day is not checked against the month), an optional '.' with
+// digits, then 'Z'; anything after the 'Z' is ignored (a CSN's
+// "#counter#sid#mod"). Normalized generalizedTime values and CSNs always
+// fit; nullopt for other values, which slapd stores no key for.
+inline constexpr size_t kMdbTimeKeySize = 5;
+std::optional<std::array<char, kMdbTimeKeySize>> MdbTimeKey(std::string_view value);
+
+// The part of a normalized uniqueMember value that uniqueMemberMatch keys:
+// the value without its optional UID, i.e. without the text from the last
+// '#' on when what follows that '#' is a bit string ('bits'B, bits only 0
+// and 1). Its equality key is the ordinary hash of this part, with the
+// attribute's syntax OID and uniqueMemberMatch's OID.
+std::string_view MdbUniqueMemberKeyPart(std::string_view normalized);
 
 // The most IDs a key holds as a list; one more turns the key into a range.
 inline constexpr size_t kMdbMaxIdsPerKey = 65535;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,6 +28,9 @@ uint64_t Little(std::string_view b) {
   for (size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
   return v;
 }
+
+// Groups of index databases built one after another (see Build).
+constexpr size_t kGroups = 4;
 
 struct StringHash {
   using is_transparent = void;
@@ -96,10 +101,14 @@ struct Target {
   const IndexSpec* spec = nullptr;
   std::optional<MdbIndexer> indexer;
   MdbDb db;
-  KeyNumbers numbers;
-  std::vector<std::string> keys;  // by number
-  // key number << 32 | ID: one word per pair sorts fast and halves memory.
+  // One word per pair. While every key has 4 bytes (32-bit hashes,
+  // presence, 4-byte integer keys: the usual case) the word is the key read
+  // big-endian << 32 | ID, sorted as it is; once another size comes the
+  // target is `wide`: keys are numbered and the word is number << 32 | ID.
   std::vector<uint64_t> pairs;
+  bool wide = false;
+  KeyNumbers numbers;
+  std::vector<std::string> keys;  // wide: by number
 
   size_t key_bytes = 0;  // held by `keys`, roughly
   // PrepareSorted's result: key numbers in key order, each key's slice of
@@ -110,24 +119,101 @@ struct Target {
   std::vector<uint32_t> grouped;
 
   void Add(std::string_view key, uint64_t id) {
+    if (!wide) {
+      if (key.size() == 4) {
+        pairs.push_back(uint64_t{Word(key)} << 32 | id);
+        return;
+      }
+      Widen();
+    }
     size_t before = keys.size();
     pairs.push_back(uint64_t{numbers.Number(key, &keys)} << 32 | id);
     if (keys.size() != before) key_bytes += 48 + (key.size() > 15 ? key.size() : 0);
   }
   size_t memory() const { return pairs.capacity() * 8 + key_bytes; }
+
+  static uint32_t Word(std::string_view key) {
+    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
+    return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+  }
+  static std::string WordKey(uint32_t w) {
+    const char b[4] = {static_cast<char>(w >> 24), static_cast<char>(w >> 16),
+                       static_cast<char>(w >> 8), static_cast<char>(w)};
+    return std::string(b, 4);
+  }
+  // The pairs so far, numbered.
+  void Widen() {
+    wide = true;
+    for (uint64_t& p : pairs) {
+      const std::string key = WordKey(static_cast<uint32_t>(p >> 32));
+      size_t before = keys.size();
+      p = uint64_t{numbers.Number(key, &keys)} << 32 | (p & 0xffffffffu);
+      if (keys.size() != before) key_bytes += 48;
+    }
+  }
 };
 
+// Sorts 4-byte-key pairs by key, stably (each key's IDs stay ascending):
+// least significant digit radix sort on the key half, two 16-bit digits.
+void RadixSortByKey(std::vector<uint64_t>* pairs) {
+  if (pairs->size() < 4096) {
+    std::stable_sort(pairs->begin(), pairs->end(),
+                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+    return;
+  }
+  std::vector<uint64_t> other(pairs->size());
+  std::vector<size_t> count(65537);
+  for (int shift : {32, 48}) {
+    std::fill(count.begin(), count.end(), 0);
+    for (uint64_t p : *pairs) ++count[((p >> shift) & 0xffff) + 1];
+    for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+    for (uint64_t p : *pairs) other[count[(p >> shift) & 0xffff]++] = p;
+    pairs->swap(other);
+  }
+}
+
 // Groups `t`'s pairs by key, in memcmp key order. Pairs arrive in
-// ascending ID order (id2e is scanned in order), so a stable counting sort
-// on the key number keeps each key's IDs ascending: one pass to count and
-// one to place, instead of sorting every pair; only the distinct keys are
-// sorted. Pure CPU work on the target alone, so the scanning threads do it.
+// ascending ID order (id2e is scanned in order), so a stable sort on the key
+// keeps each key's IDs ascending: a radix sort of the 4-byte keys, or for a
+// wide target a counting sort on the key number (one pass to count and one
+// to place; only the distinct keys are sorted). Pure CPU work on the target
+// alone, so the scanning threads do it.
 void PrepareSorted(Target& t) {
+  if (!t.wide) {
+    RadixSortByKey(&t.pairs);
+    t.prepared = true;
+    return;
+  }
   const size_t n = t.keys.size();
   t.order.resize(n);
-  for (uint32_t i = 0; i < n; ++i) t.order[i] = i;
-  std::sort(t.order.begin(), t.order.end(),
-            [&](uint32_t a, uint32_t b) { return t.keys[a] < t.keys[b]; });
+  const bool short_keys =
+      std::all_of(t.keys.begin(), t.keys.end(), [](const std::string& k) { return k.size() <= 8; });
+  if (short_keys) {
+    // Keys of up to 8 bytes, read big-endian and padded with zero bytes on
+    // the right, then by length: the same order as memcmp, without chasing
+    // a pointer per comparison.
+    struct Sortable {
+      uint64_t bytes;
+      uint32_t len;
+      uint32_t number;
+    };
+    std::vector<Sortable> v(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint64_t b = 0;
+      for (size_t j = 0; j < 8; ++j) {
+        b = (b << 8) | (j < t.keys[i].size() ? static_cast<unsigned char>(t.keys[i][j]) : 0u);
+      }
+      v[i] = Sortable{b, static_cast<uint32_t>(t.keys[i].size()), i};
+    }
+    std::sort(v.begin(), v.end(), [](const Sortable& a, const Sortable& b) {
+      return a.bytes != b.bytes ? a.bytes < b.bytes : a.len < b.len;
+    });
+    for (size_t i = 0; i < n; ++i) t.order[i] = v[i].number;
+  } else {
+    for (uint32_t i = 0; i < n; ++i) t.order[i] = i;
+    std::sort(t.order.begin(), t.order.end(),
+              [&](uint32_t a, uint32_t b) { return t.keys[a] < t.keys[b]; });
+  }
   t.begin.assign(n + 1, 0);
   for (uint64_t p : t.pairs) ++t.begin[(p >> 32) + 1];
   for (size_t k = 0; k < n; ++k) t.begin[k + 1] += t.begin[k];
@@ -146,6 +232,20 @@ void PrepareSorted(Target& t) {
 template <typename Fn>
 Status EmitSorted(Target& t, Fn&& fn) {
   std::vector<uint64_t> ids;
+  if (!t.wide) {
+    for (size_t i = 0; i < t.pairs.size();) {
+      const uint32_t word = static_cast<uint32_t>(t.pairs[i] >> 32);
+      ids.clear();
+      for (; i < t.pairs.size() && static_cast<uint32_t>(t.pairs[i] >> 32) == word; ++i) {
+        const uint32_t id = static_cast<uint32_t>(t.pairs[i]);
+        if (ids.empty() || ids.back() != id) ids.push_back(id);
+      }
+      DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(Target::WordKey(word)), ids));
+    }
+    std::vector<uint64_t>().swap(t.pairs);
+    t.prepared = false;
+    return Status::Ok();
+  }
   for (uint32_t key : t.order) {
     ids.clear();
     for (size_t i = t.begin[key]; i < t.begin[key + 1]; ++i) {
@@ -161,6 +261,7 @@ Status EmitSorted(Target& t, Fn&& fn) {
   t.numbers = KeyNumbers();
   t.key_bytes = 0;
   t.prepared = false;
+  t.wide = false;
   return Status::Ok();
 }
 
@@ -203,6 +304,11 @@ class KeyWriter {
     puts_ += dups.size();
     if (puts_ >= puts_per_txn_) return Commit();
     return Status::Ok();
+  }
+  // Drops the open transaction, if any; on the thread that made it.
+  void Abort() {
+    puts_ = 0;
+    txn_.reset();
   }
   Status Commit() {
     puts_ = 0;
@@ -285,19 +391,22 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
 
   rtxn.Abort();  // one read transaction per thread: each scan opens its own
 
-  // The targets are shared out between (at most) two scans that run side by
-  // side, each reading id2e in its own read transaction and building only
-  // its own index databases; substring indexes weigh most. Writing stays on
-  // this thread, since LMDB has one writer.
+  // The targets are shared out into groups of about equal weight
+  // (substring indexes weigh most). Each group is built by a scan of id2e in
+  // its own read transaction, then written; two threads take the next task
+  // in turn: write the next group once it is scanned and no other write is
+  // under way (LMDB has one writer), else scan the next group. So the
+  // writes of one group overlap the scan of the next, and both cores work
+  // through the phase; only a few groups' pairs are held at a time.
   struct Group {
     std::vector<size_t> targets;
     std::vector<std::optional<std::vector<size_t>>> routes;  // by adx, own targets only
     std::unique_ptr<ScopedTempDir> run_dir;
     std::vector<std::string> runs;
     uint64_t entries = 0;
-    Status status;
+    bool scanned = false;
   };
-  const size_t group_count = targets.size() > 1 ? 2 : 1;
+  const size_t group_count = std::min<size_t>(targets.size(), kGroups);
   std::vector<Group> groups(group_count);
   {
     std::vector<double> weight(group_count, 0);
@@ -331,9 +440,13 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
       }
     }
   }
-  // The budget is shared by the scans (0: no limit).
+  // The budget is shared by the two groups scanned at once; the group being
+  // written meanwhile holds half a pair's bytes per pair, and less as it
+  // goes (0: no limit).
   const size_t budget =
-      options.memory_budget == 0 ? 0 : std::max<size_t>(1, options.memory_budget / group_count);
+      options.memory_budget == 0
+          ? 0
+          : std::max<size_t>(1, options.memory_budget / std::min<size_t>(group_count, 2));
 
   // Beyond the memory budget, a group's pairs gathered so far go to a sorted
   // run file; the runs are merged at the end. Runs are cut between entries,
@@ -396,19 +509,8 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     for (size_t ti : g.targets) PrepareSorted(targets[ti]);
     return Status::Ok();
   };
-  if (group_count == 1) {
-    groups[0].status = scan(groups[0]);
-  } else {
-    std::thread second([&] { groups[1].status = scan(groups[1]); });
-    groups[0].status = scan(groups[0]);
-    second.join();
-  }
-  for (Group& g : groups) DIRLOAD_RETURN_IF_ERROR(g.status);
-  stats.entries = groups[0].entries;
-  for (const Group& g : groups) stats.runs += g.runs.size();
-
   KeyWriter writer(env, options.puts_per_txn, &stats);
-  for (Group& g : groups) {
+  auto write_group = [&](Group& g) -> Status {
     if (g.runs.empty()) {
       // Each index in key order.
       for (size_t ti : g.targets) {
@@ -417,18 +519,64 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
             EmitSorted(t, [&](std::string_view key, std::span<const uint64_t> ids) {
               return writer.Put(t.db, key, ids);
             }));
+        // A write transaction belongs to its thread: none outlives a task.
         DIRLOAD_RETURN_IF_ERROR(writer.Commit());
       }
-    } else {
-      DIRLOAD_RETURN_IF_ERROR(
-          MergeRuns(g.runs, size_t{256} << 10,
-                    [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
-                      return writer.Put(targets[table].db, key, ids);
-                    }));
-      DIRLOAD_RETURN_IF_ERROR(writer.Commit());
+      return Status::Ok();
     }
+    DIRLOAD_RETURN_IF_ERROR(
+        MergeRuns(g.runs, size_t{256} << 10,
+                  [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
+                    return writer.Put(targets[table].db, key, ids);
+                  }));
+    return writer.Commit();
+  };
+  auto write = [&](Group& g) {
+    Status st = write_group(g);
+    if (!st.ok()) writer.Abort();
+    return st;
+  };
+
+  std::mutex mu;
+  std::condition_variable changed;
+  size_t next_scan = 0, next_write = 0;
+  bool writing = false;
+  Status failed;
+  auto work = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    while (failed.ok() && next_write < group_count) {
+      if (!writing && groups[next_write].scanned) {
+        writing = true;
+        Group& g = groups[next_write];
+        lock.unlock();
+        Status st = write(g);
+        lock.lock();
+        writing = false;
+        ++next_write;
+        if (!st.ok() && failed.ok()) failed = st;
+        changed.notify_all();
+      } else if (next_scan < group_count) {
+        Group& g = groups[next_scan++];
+        lock.unlock();
+        Status st = scan(g);
+        lock.lock();
+        g.scanned = true;
+        if (!st.ok() && failed.ok()) failed = st;
+        changed.notify_all();
+      } else {
+        changed.wait(lock);
+      }
+    }
+  };
+  {
+    std::thread second(work);
+    work();
+    second.join();
   }
-  DIRLOAD_RETURN_IF_ERROR(env.Sync());
+  DIRLOAD_RETURN_IF_ERROR(failed);
+  stats.entries = groups.empty() ? 0 : groups[0].entries;
+  for (const Group& g : groups) stats.runs += g.runs.size();
+  if (options.sync) DIRLOAD_RETURN_IF_ERROR(env.Sync());
   return stats;
 }
 

@@ -14,26 +14,27 @@
 // key's duplicates for each ID: the write stage took 30% less). A key
 // with more than kMdbMaxIdsPerKey IDs is stored as the range {0, lo, hi}.
 //
-// The keys of each index come from its MdbIndexer (mdb_indexer.h), and
-// entries are decoded as views (DecodeMdbEntryView): no allocation per
-// value. Supported kinds: pres; eq on rules slapd indexes by hashing the normalized
-// value (the string rules, DN, OID with objectClass's superclass expansion,
-// telephone, numeric string, IA5, boolean, bit/octet string, UUID) and on
-// integerMatch (ordered keys); sub (all three kinds together). approx,
-// partial substring kinds and eq on generalizedTime, CSN and uniqueMember
-// rules are Unsupported (kConfiguration): their keys are not implemented.
+// The keys of each index come from its MdbIndexer (mdb_indexer.h), which
+// says which kinds are supported (approx and partial substring kinds are
+// not); entries are decoded as views (DecodeMdbEntryView): no allocation
+// per value.
 //
-// Memory: pairs are held as one word each (key number, 32-bit ID: entry IDs
-// beyond 2^32 - 1 are Unsupported) plus one copy of each distinct key. When
-// they exceed MdbIndexOptions::memory_budget, the pairs gathered so far are
-// sorted into a run file (lib/index/sorted_runs.h) and the runs are merged
-// at the end; with a budget of 0 everything stays in memory.
+// Memory: pairs are held as one word each: the key itself while every key
+// of the index has 4 bytes (the default hashes, presence, 4-byte integer
+// keys), sorted by a radix sort; otherwise a key number, plus one copy of
+// each distinct key. IDs have 32 bits (entry IDs beyond 2^32 - 1 are
+// Unsupported). When the pairs exceed MdbIndexOptions::memory_budget, those
+// gathered so far are sorted into a run file (lib/index/sorted_runs.h) and
+// the runs are merged at the end; with a budget of 0 everything stays in
+// memory.
 //
-// Two scans run side by side, each on its own thread and read transaction,
-// each building half of the index databases (substring indexes weighed
-// heaviest); each groups its pairs itself. The budget is shared between
-// them. The writes are made afterwards on the calling thread: LMDB has one
-// writer.
+// The index databases are shared out into a few groups of about equal
+// weight, each built by its own scan of id2e and then written. Two threads
+// take tasks in turn: write the next scanned group when no write is under
+// way (LMDB has one writer; each write task commits before it ends, as a
+// write transaction belongs to its thread), else scan the next group. So
+// one group's writes overlap the next one's scan and both cores stay busy.
+// The budget is shared by the two groups scanned at once.
 //
 // Thread safety: Build is called by one thread and starts one more; the
 // MdbEnv must not see other writers meanwhile, and the Schema must not
@@ -65,6 +66,9 @@ struct MdbIndexOptions {
   size_t memory_budget = size_t{1} << 30;
   // Where run files go (a private directory under it); empty: $TMPDIR or /tmp.
   std::string temp_dir;
+  // Sync the environment at the end; a load that syncs once when it
+  // installs the database (MdbLoad) turns this off.
+  bool sync = true;
 };
 
 struct MdbIndexStats {

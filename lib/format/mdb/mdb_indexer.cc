@@ -1,6 +1,8 @@
 #include "lib/format/mdb/mdb_indexer.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/schema.h"
@@ -42,20 +44,18 @@ Result<MdbIndexer> MdbIndexer::Create(const Schema& schema, const IndexSpec& spe
   }
   if (spec.Has(kIndexEquality)) {
     if (t.equality == nullptr) return ConfigError(spec, "equality (no EQUALITY rule)");
-    switch (t.equality->normalizer) {
-      case Normalizer::kGeneralizedTime:
-      case Normalizer::kUniqueMember:
-        return ConfigError(spec, "equality");
-      default:
-        break;
-    }
-    // CSNMatch: ordered keys (csnIndexer).
-    if (t.equality->oid == kCsnMatchOid) return ConfigError(spec, "CSN");
     if (t.oid == kObjectClassOid) {
       x.equality_ = Equality::kObjectClass;
       x.equality_hash_ = MdbObjectClassHasher(options);
     } else if (t.equality->normalizer == Normalizer::kInteger) {
       x.equality_ = Equality::kInteger;
+    } else if (t.equality->normalizer == Normalizer::kGeneralizedTime ||
+               t.equality->oid == kCsnMatchOid) {
+      // generalizedTimeIndexer, which CSNMatch uses too: no hash prefix.
+      x.equality_ = Equality::kTime;
+    } else if (t.equality->normalizer == Normalizer::kUniqueMember) {
+      x.equality_ = Equality::kUniqueMember;
+      x.equality_hash_ = MdbKeyHasher(options, t.name(), 0, t.syntax->oid, t.equality->oid);
     } else {
       x.equality_ = Equality::kHashed;
       x.equality_hash_ = MdbKeyHasher(options, t.name(), 0, t.syntax->oid, t.equality->oid);
@@ -98,6 +98,20 @@ void MdbIndexer::AddKeys(std::span<const std::string_view> values, MdbKeyList* o
         if (key.ok()) out->Add(*key);
       }
       break;
+    case Equality::kTime:
+      for (std::string_view v : values) {
+        // As for integers: no key for a value the time parser refuses.
+        std::optional<std::array<char, kMdbTimeKeySize>> key = MdbTimeKey(v);
+        if (key) out->Add(std::string_view(key->data(), key->size()));
+      }
+      break;
+    case Equality::kUniqueMember: {
+      const size_t n = equality_hash_.size();
+      for (std::string_view v : values) {
+        out->AddHash(equality_hash_.Hash(MdbUniqueMemberKeyPart(v)), n);
+      }
+      break;
+    }
   }
   if (!substrings_) return;
   const size_t n = any_hash_.size();

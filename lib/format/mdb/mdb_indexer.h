@@ -52,8 +52,8 @@ class MdbKeyList {
 class MdbIndexer {
  public:
   // Unsupported (origin kConfiguration) for kinds of keys dirload does not
-  // make for back-mdb: approx, partial substring kinds, equality on rules
-  // whose keys are not implemented.
+  // make for back-mdb: approx, partial substring kinds, equality on a type
+  // without an EQUALITY rule.
   static Result<MdbIndexer> Create(const Schema& schema, const IndexSpec& spec,
                                    const MdbKeyOptions& options);
 
@@ -65,7 +65,14 @@ class MdbIndexer {
   const IndexSpec& spec() const { return *spec_; }
 
  private:
-  enum class Equality { kNone, kHashed, kObjectClass, kInteger };
+  enum class Equality {
+    kNone,
+    kHashed,        // hash of the normalized value
+    kObjectClass,   // hashes of the classes and their superclasses
+    kInteger,       // MdbIntegerKey
+    kTime,          // MdbTimeKey: generalizedTimeMatch, CSNMatch
+    kUniqueMember,  // hash of MdbUniqueMemberKeyPart
+  };
 
   MdbIndexer(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options);
   void AddObjectClassKeys(std::span<const std::string_view> values, MdbKeyList* out);

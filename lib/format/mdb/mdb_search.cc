@@ -1,6 +1,7 @@
 #include "lib/format/mdb/mdb_search.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -18,6 +19,7 @@ namespace dirload::mdb {
 namespace {
 
 constexpr std::string_view kObjectClassOid = "2.5.4.0";
+constexpr std::string_view kCsnMatchOid = "1.3.6.1.4.1.4203.666.11.2.2";
 
 std::string KeyHex(std::string_view key) {
   static const char kHex[] = "0123456789abcdef";
@@ -196,6 +198,13 @@ class MdbPlanner {
       DIRLOAD_ASSIGN_OR_RETURN(std::string n, NormalizeEquality(schema_, x, value));
       return MdbIntegerKey(keys_, n);
     }
+    if (rule->normalizer == Normalizer::kGeneralizedTime || rule->oid == kCsnMatchOid) {
+      // Whole seconds only: the entries sharing the key are candidates.
+      DIRLOAD_ASSIGN_OR_RETURN(std::string n, NormalizeEquality(schema_, x, value));
+      std::optional<std::array<char, kMdbTimeKeySize>> key = MdbTimeKey(n);
+      if (!key) return Status::Unsupported("no ordered key for '" + n + "'");
+      return std::string(key->data(), key->size());
+    }
     std::string normalized;
     if (MdbStoresNormalized(x)) {
       DIRLOAD_RETURN_IF_ERROR(MdbNormalizedValue(schema_, x, value, &normalized));
@@ -206,7 +215,10 @@ class MdbPlanner {
       // same value do not share.
       return Status::Unsupported("slapd keys " + std::string(x.name()) + " values as written");
     }
-    return MdbKeyHasher(keys_, x.name(), 0, x.syntax->oid, rule->oid).Key(normalized);
+    std::string_view keyed = normalized;
+    // Keyed by the DN alone: values with another UID are candidates.
+    if (rule->normalizer == Normalizer::kUniqueMember) keyed = MdbUniqueMemberKeyPart(keyed);
+    return MdbKeyHasher(keys_, x.name(), 0, x.syntax->oid, rule->oid).Key(keyed);
   }
 
   // Substring keys of the assertion, as far as `spec`'s kinds allow.

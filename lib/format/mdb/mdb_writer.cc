@@ -402,7 +402,7 @@ Status MdbLoadWriter::Finish() {
   DIRLOAD_RETURN_IF_ERROR(WriteDn2i());
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
   txn_.reset();
-  return env_->Sync();
+  return Status::Ok();
 }
 
 }  // namespace dirload::mdb

@@ -107,7 +107,9 @@ class MdbLoadWriter {
   // takes them): slapadd -w's contextCSN on the suffix entry.
   Status ReplaceEntry(uint64_t id, std::span<const MdbValue> values);
 
-  // Writes dn2i, commits and syncs. No AddEntry after it.
+  // Writes dn2i and commits. No AddEntry after it. It does not sync: with
+  // `quick` the caller calls env().Sync() once the database is complete
+  // (MdbLoad::Install).
   Status Finish();
 
   // The last ID stored (0 for an empty database): the next entry's ID - 1.

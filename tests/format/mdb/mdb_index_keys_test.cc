@@ -128,6 +128,82 @@ TEST_CASE("index keys: integers in index_intlen bytes, sign bit inverted") {
   }
 }
 
+// Keys slapadd 2.5.13 stored in createTimestamp, entryCSN and contextCSN
+// indexes (mdb_indexer_oracle_test checks them against slapadd each run).
+TEST_CASE("index keys: generalizedTime and CSN ordered keys match slapadd") {
+  auto key = [](std::string_view v) {
+    auto k = MdbTimeKey(v);
+    return k ? Hex(std::string_view(k->data(), k->size())) : std::string("none");
+  };
+  CHECK(key("19700101000000Z") == "4e79747c00");
+  CHECK(key("20240101000000Z") == "4edf067c80");
+  CHECK(key("20240102030000Z") == "4edf07f830");
+  CHECK(key("20240102030405Z") == "4edf07f925");
+  CHECK(key("20240102030406.5Z") == "4edf07f926");
+  CHECK(key("99991231235959Z") == "097968bd7f");  // the first byte wraps past 0x7f
+  CHECK(key("00000101000000Z") == "4000000000");
+  CHECK(key("16000229000000Z") == "4bc1cf2e80");
+  CHECK(key("19000301000000Z") == "4df617c600");
+  CHECK(key("20000229120000Z") == "4eb23030c0");
+  CHECK(key("20161231235960Z") == "4ed1dcc280");  // a leap second...
+  CHECK(key("20170101000000Z") == "4ed1dcc280");  // ...is the next midnight
+  // On 2041-07-13 the low 32 bits wrap at 01:04:00 and byte 0 stays.
+  CHECK(key("20410713010359Z") == "4effffffff");
+  CHECK(key("20410713010400Z") == "4e00000000");
+  // CSNs: only the time counts, to the second.
+  CHECK(key("20240102030405.123456Z#000000#000#000000") == "4edf07f925");
+  CHECK(key("20240102030405.999999Z#000003#001#000000") == "4edf07f925");
+  // Values slapd's time parser refuses get no key.
+  CHECK(key("") == "none");
+  CHECK(key("2024010203040Z") == "none");    // 13 digits
+  CHECK(key("202401020304050Z") == "none");  // 15 digits
+  CHECK(key("20240102030405") == "none");    // no Z
+  CHECK(key("20240102030405+0200") == "none");
+  CHECK(key("20240102030405,5Z") == "none");  // normalized values use '.'
+  CHECK(key("20241302030405Z") == "none");
+  CHECK(key("20240100030405Z") == "none");
+  CHECK(key("20240102240405Z") == "none");
+  CHECK(key("20240102036005Z") == "none");
+  CHECK(key("20240102030462Z") == "none");
+  CHECK(key("20240102030405.Z") != "none");  // the fraction may be empty
+  // Keys sort as the times do, apart from the wraps above.
+  std::vector<std::string> times = {"00000101000000Z", "16000229000000Z", "19000301000000Z",
+                                    "19700101000000Z", "20000229120000Z", "20161231235959Z",
+                                    "20161231235960Z", "20170101000001Z", "20240102030405Z",
+                                    "20240102030406Z", "20410713010358Z", "20410713010359Z"};
+  for (size_t i = 1; i < times.size(); ++i) {
+    CHECK_MESSAGE(key(times[i - 1]) < key(times[i]), times[i - 1] << " < " << times[i]);
+  }
+}
+
+TEST_CASE("index keys: uniqueMember keys leave out a bit string UID") {
+  CHECK(MdbUniqueMemberKeyPart("cn=a,dc=example,dc=com#'0101'B") == "cn=a,dc=example,dc=com");
+  CHECK(MdbUniqueMemberKeyPart("cn=a,dc=example,dc=com#''B") == "cn=a,dc=example,dc=com");
+  CHECK(MdbUniqueMemberKeyPart("cn=a,dc=example,dc=com") == "cn=a,dc=example,dc=com");
+  CHECK(MdbUniqueMemberKeyPart("uid=x#y,dc=example,dc=com") == "uid=x#y,dc=example,dc=com");
+  CHECK(MdbUniqueMemberKeyPart("cn=a#'01'B,dc=com#'1'B") == "cn=a#'01'B,dc=com");
+  CHECK(MdbUniqueMemberKeyPart("cn=a#'012'B") == "cn=a#'012'B");
+  CHECK(MdbUniqueMemberKeyPart("cn=a#'01'b") == "cn=a#'01'b");
+  CHECK(MdbUniqueMemberKeyPart("cn=a#'B") == "cn=a#'B");
+  CHECK(MdbUniqueMemberKeyPart("") == "");
+  // The keys slapadd 2.5.13 stored for cn=A,dc=example,dc=com#'0101'B and
+  // cn=b,dc=example,dc=com.
+  MdbKeyHasher h(MdbKeyOptions{}, "uniqueMember", 0, "1.3.6.1.4.1.1466.115.121.1.34", "2.5.13.23");
+  CHECK(Hex(h.Key(MdbUniqueMemberKeyPart("cn=a,dc=example,dc=com#'0101'B"))) == "1690063d");
+  CHECK(Hex(h.Key(MdbUniqueMemberKeyPart("cn=b,dc=example,dc=com"))) == "054e0964");
+}
+
+// entryUUID keys are ordinary equality hashes of the 16 raw bytes slapd
+// stores as the normalized copy (slapadd 2.5.13's keys).
+TEST_CASE("index keys: entryUUID equality hashes the raw UUID") {
+  MdbKeyHasher h(MdbKeyOptions{}, "entryUUID", 0, "1.3.6.1.1.16.1", "1.3.6.1.1.16.2");
+  // 0a1b2c3d-4e5f-1071-8899-aabbccddeeff and 11111111-2222-3333-4444-555555555555
+  CHECK(Hex(h.Key("\x0a\x1b\x2c\x3d\x4e\x5f\x10\x71\x88\x99\xaa\xbb\xcc\xdd\xee\xff")) ==
+        "79f069c6");
+  CHECK(Hex(h.Key("\x11\x11\x11\x11\x22\x22\x33\x33\x44\x44\x55\x55\x55\x55\x55\x55")) ==
+        "39655c1b");
+}
+
 TEST_CASE("index keys: objectClass expansion with superclasses") {
   auto schema = Schema::Builtin();
   REQUIRE(schema.ok());
