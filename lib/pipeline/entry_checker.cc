@@ -138,12 +138,15 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
   out->structural = {};
   out->operational = 0;
   out->entry_csn = {};
+  out->normalized.clear();
   present_.clear();
+  norms_used_ = 0;
   entry_classes_.clear();
   bool has_object_class = false;
   for (size_t i = 0; i < record.size(); ++i) {
     ldif::AttributeView a = record.attribute(i);
     const DescriptionInfo& info = Describe(a.description);
+    int32_t norm = -1;
     // Without schema checks an undefined type is stored as written, but a
     // malformed description or an unknown option is still refused (slapadd -s
     // refuses them too).
@@ -157,7 +160,9 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       Status valid = dn_rule ? Status::Ok() : ValidateValue(*info.type, a.value);
       if (valid.ok() && eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
           NormalizationCanFail(eq->normalizer, a.value)) {
-        valid = NormalizeEquality(*schema_, *info.type, a.value, &scratch_);
+        // Kept: the duplicate check and the format's normalized copies use it.
+        valid = NormalizeEquality(*schema_, *info.type, a.value, NewNorm(&norm));
+        if (!valid.ok()) norm = -1;
       }
       if (!valid.ok()) {
         // The schema's messages mostly name the attribute already.
@@ -185,7 +190,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       }
       seen_[info.type->id] = entry_number_;
     }
-    present_.push_back({&info, a.value, 0, static_cast<uint32_t>(i)});
+    present_.push_back({&info, a.value, 0, static_cast<uint32_t>(i), norm});
   }
   if (!has_object_class) return Status::InvalidArgument("no objectClass attribute");
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
@@ -268,7 +273,18 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     }
     out->values.push_back({present_[i].info->canonical_name, present_[i].value});
   }
-  return CheckRepeatedValues(record);
+  DIRLOAD_RETURN_IF_ERROR(CheckRepeatedValues(record));
+  out->normalized.reserve(present_.size());
+  for (const Present& p : present_) {
+    out->normalized.push_back(p.norm >= 0 ? &norms_[static_cast<size_t>(p.norm)] : nullptr);
+  }
+  return Status::Ok();
+}
+
+std::string* EntryChecker::NewNorm(int32_t* index) {
+  if (norms_used_ == norms_.size()) norms_.emplace_back();
+  *index = static_cast<int32_t>(norms_used_);
+  return &norms_[norms_used_++];
 }
 
 Status EntryChecker::CheckRepeatedValues(const ldif::Record& record) {
@@ -294,9 +310,20 @@ Status EntryChecker::CheckRepeatedValues(const ldif::Record& record) {
         // objectIdentifierMatch: a name and its OID are one class.
         keys_.push_back('\2');
         keys_.append(reinterpret_cast<const char*>(&oc), sizeof oc);
-      } else if (type != nullptr && NormalizeEquality(*schema_, *type, v, &scratch_).ok()) {
+      } else if (present_[i].norm >= 0) {
         keys_.push_back('\1');
-        keys_.append(scratch_);
+        keys_.append(norms_[static_cast<size_t>(present_[i].norm)]);
+      } else if (type != nullptr) {
+        int32_t norm = -1;
+        std::string* n = NewNorm(&norm);
+        if (NormalizeEquality(*schema_, *type, v, n).ok()) {
+          present_[i].norm = norm;
+          keys_.push_back('\1');
+          keys_.append(*n);
+        } else {
+          keys_.push_back('\0');
+          keys_.append(v);
+        }
       } else {
         keys_.push_back('\0');
         keys_.append(v);

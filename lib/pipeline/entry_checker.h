@@ -66,6 +66,10 @@ class EntryChecker {
     std::string_view structural;     // structural object class (empty without schema checks)
     uint8_t operational = 0;         // OperationalBit()s of the attributes the input has
     std::string_view entry_csn;      // the input's entryCSN value, if any
+    // Per value: its equality rule's normalized form when the checks made it
+    // (values whose rule can fail, values of multi-valued attributes), else
+    // null. Valid until the next Prepare.
+    std::vector<const std::string*> normalized;
   };
   // Checks `record` (whose DN parsed as `dn`) and fills *out. objectClass is
   // required even when schema checking is off, as slapadd -s requires it.
@@ -114,9 +118,14 @@ class EntryChecker {
   struct Present {
     const DescriptionInfo* info;
     std::string_view value;
-    uint32_t rank;   // order of the attribute's first appearance
-    uint32_t index;  // the record's attribute index; kFromDn for an added RDN value
+    uint32_t rank;      // order of the attribute's first appearance
+    uint32_t index;     // the record's attribute index; kFromDn for an added RDN value
+    int32_t norm = -1;  // its equality normalization in norms_, if made
   };
+  // A fresh slot of norms_ (kept from entry to entry) and its index.
+  std::string* NewNorm(int32_t* index);
+  std::vector<std::string> norms_;
+  size_t norms_used_ = 0;
   static constexpr uint32_t kFromDn = UINT32_MAX;
   std::vector<Present> present_;
   std::vector<uint32_t> first_rank_;  // by canonical id: rank + 1, or 0

@@ -243,7 +243,10 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   for (size_t i = 0; i < item->prepared.values.size(); ++i) {
     const auto& [description, value] = item->prepared.values[i];
     bool stored = false;
-    Status st = local->normalizer->Normalize(description, value, &item->normalized[i], &stored);
+    const std::string* equality =
+        i < item->prepared.normalized.size() ? item->prepared.normalized[i] : nullptr;
+    Status st =
+        local->normalizer->Normalize(description, value, equality, &item->normalized[i], &stored);
     if (!st.ok()) {
       item->error = st;
       return;

@@ -76,9 +76,11 @@ class EntrySink {
   class ValueNormalizer {
    public:
     virtual ~ValueNormalizer() = default;
-    // *stored false: the format keeps nothing beside this value.
-    virtual Status Normalize(std::string_view description, std::string_view value, std::string* out,
-                             bool* stored) = 0;
+    // *stored false: the format keeps nothing beside this value. `equality`
+    // is the value under its equality rule when the checks made it
+    // (EntryChecker::Prepared::normalized), else null.
+    virtual Status Normalize(std::string_view description, std::string_view value,
+                             const std::string* equality, std::string* out, bool* stored) = 0;
   };
   virtual ~EntrySink() = default;
   // Called once per checking worker; may be called from any thread.

@@ -17,7 +17,9 @@
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_checker.h"
+#include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
+#include "lib/schema/matching_rule.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
 
@@ -122,22 +124,57 @@ namespace {
 class MdbValueNormalizer final : public EntrySink::ValueNormalizer {
  public:
   explicit MdbValueNormalizer(const Schema* schema) : schema_(schema) {}
-  Status Normalize(std::string_view description, std::string_view value, std::string* out,
-                   bool* stored) override {
-    auto it = types_.find(std::string(description));
+  Status Normalize(std::string_view description, std::string_view value,
+                   const std::string* equality, std::string* out, bool* stored) override {
+    auto it = types_.find(description);
     if (it == types_.end()) {
       Result<AttributeDescription> d = schema_->ParseAttributeDescription(description);
-      const AttributeType* type = d.ok() && mdb::MdbStoresNormalized(*d->type) ? d->type : nullptr;
-      it = types_.emplace(std::string(description), type).first;
+      Type t;
+      t.type = d.ok() && mdb::MdbStoresNormalized(*d->type) ? d->type : nullptr;
+      t.dn = t.type != nullptr && t.type->equality->normalizer == Normalizer::kDistinguishedName;
+      // slapd's copy is the equality normalization, except UUIDs (16 bytes).
+      t.reuse = t.type != nullptr && t.type->equality->normalizer != Normalizer::kUuid;
+      it = types_.emplace(std::string(description), t).first;
     }
-    *stored = it->second != nullptr;
+    const Type& t = it->second;
+    *stored = t.type != nullptr;
     if (!*stored) return Status::Ok();
-    return mdb::MdbNormalizedValue(*schema_, *it->second, value, out);
+    if (equality != nullptr && t.reuse) {
+      out->assign(*equality);
+      return Status::Ok();
+    }
+    if (!t.dn) return mdb::MdbNormalizedValue(*schema_, *t.type, value, out);
+    // DN values (member, manager, seeAlso) name the same few entries over
+    // and over, and a DN costs the most to normalize.
+    auto hit = dns_.find(value);
+    if (hit != dns_.end()) {
+      out->assign(hit->second);
+      return Status::Ok();
+    }
+    DIRLOAD_RETURN_IF_ERROR(mdb::MdbNormalizedValue(*schema_, *t.type, value, out));
+    if (dns_.size() >= kMaxDns) dns_.clear();
+    dns_.emplace(std::string(value), *out);
+    return Status::Ok();
   }
 
  private:
+  struct Type {
+    const AttributeType* type = nullptr;  // null: no normalized copy
+    bool dn = false;                      // distinguishedNameMatch
+    bool reuse = false;                   // the checks' equality normalization is slapd's copy
+  };
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  template <typename V>
+  using Map = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+  // Bounds the DN memo (a few MB per worker).
+  static constexpr size_t kMaxDns = 32768;
+
   const Schema* schema_;
-  std::unordered_map<std::string, const AttributeType*> types_;
+  Map<Type> types_;
+  Map<std::string> dns_;
 };
 
 }  // namespace

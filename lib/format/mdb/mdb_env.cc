@@ -244,6 +244,21 @@ Status MdbTxn::Put(MdbDb db, std::string_view key, std::string_view value, MdbPu
   return Status::Ok();
 }
 
+Result<char*> MdbTxn::Reserve(MdbDb db, std::string_view key, size_t size, MdbPutMode mode) {
+  unsigned flags = MDB_RESERVE;
+  if (mode == MdbPutMode::kAppend) flags |= MDB_APPEND;
+  if (mode == MdbPutMode::kNoOverwrite) flags |= MDB_NOOVERWRITE;
+  if (mode == MdbPutMode::kAppendDup) {
+    return Status::InvalidArgument("Reserve: not for DUPSORT databases");
+  }
+  MDB_val k = Val(key), v;
+  v.mv_size = size;
+  v.mv_data = nullptr;
+  int rc = mdb_put(Txn(txn_), db.dbi, &k, &v, flags);
+  if (rc != 0) return env_->EngineError(rc, "mdb_put(reserve)");
+  return static_cast<char*>(v.mv_data);
+}
+
 Result<std::string_view> MdbTxn::Get(MdbDb db, std::string_view key) {
   MDB_val k = Val(key), v;
   int rc = mdb_get(Txn(txn_), db.dbi, &k, &v);

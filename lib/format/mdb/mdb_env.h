@@ -88,6 +88,10 @@ class MdbTxn {
 
   Status Put(MdbDb db, std::string_view key, std::string_view value,
              MdbPutMode mode = MdbPutMode::kOverwrite);
+  // Makes room for a value of `size` bytes under `key` (MDB_RESERVE) and
+  // returns where to write it, valid until the next write in this
+  // transaction. Not for DUPSORT databases.
+  Result<char*> Reserve(MdbDb db, std::string_view key, size_t size, MdbPutMode mode);
   // The value of `key` (the first duplicate on dup tables); NotFound if
   // absent. The view points into the map: valid until the transaction ends
   // or, in a write transaction, the next write.

@@ -127,9 +127,9 @@ int64_t MdbLoadWriter::NodeIndex(uint64_t id) const {
 }
 
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
-  // One record per canonical description, in the order of first use; the
-  // bytes are written straight into encoded_ (mdb_entry_codec.h has the
-  // layout): this runs once per entry on the writing thread.
+  // One record per canonical description, in the order of first use
+  // (mdb_entry_codec.h has the layout); WriteEncoded then writes the bytes.
+  // This runs once per entry on the writing thread.
   records_.clear();
   record_of_.resize(values.size());
   classes_.clear();
@@ -204,17 +204,34 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
         continue;
       }
       std::string& out = computed_[order_[k]];
-      Status st = MdbNormalizedValue(schema_, *rec.d->type, v.value, &out);
-      if (!st.ok()) return st.WithPrefix("entry ID " + std::to_string(id) + ": ");
+      // What this thread normalizes are mostly the operational values the
+      // load adds: creatorsName and modifiersName repeat one DN.
+      Description& d = *rec.d;
+      if (d.has_last && d.last_value == v.value) {
+        out = d.last_normalized;
+      } else {
+        Status st = MdbNormalizedValue(schema_, *d.type, v.value, &out);
+        if (!st.ok()) return st.WithPrefix("entry ID " + std::to_string(id) + ": ");
+        d.last_value.assign(v.value);
+        d.last_normalized = out;
+        d.has_last = true;
+      }
       data_bytes += out.size() + 1;
     }
   }
   if (nvals > UINT32_MAX || table_words > UINT32_MAX) {
     return Status::InvalidArgument("mdb entry: too many values");
   }
-  const uint64_t raw = 16 + 4 * table_words + data_bytes;
-  encoded_.assign((raw + 7) & ~uint64_t{7}, '\0');
-  char* base = encoded_.data();
+  table_words_ = table_words;
+  nvals_ = nvals;
+  encoded_size_ = (16 + 4 * table_words + data_bytes + 7) & ~uint64_t{7};
+  return Status::Ok();
+}
+
+void MdbLoadWriter::WriteEncoded(std::span<const MdbValue> values, char* base) const {
+  const uint64_t table_words = table_words_;
+  const uint64_t nvals = nvals_;
+  std::memset(base, 0, encoded_size_);
   auto put_word = [](uint32_t w, char* p) {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(w >> (8 * i));
   };
@@ -241,7 +258,6 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
                               : std::string_view(computed_[order_[k]]));
     }
   }
-  return Status::Ok();
 }
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
@@ -251,7 +267,9 @@ Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values
   }
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
-  return txn_->Put(env_->id2e(), MdbIdBytes(id), encoded_, MdbPutMode::kOverwrite);
+  std::string encoded(encoded_size_, '\0');
+  WriteEncoded(values, encoded.data());
+  return txn_->Put(env_->id2e(), MdbIdBytes(id), encoded, MdbPutMode::kOverwrite);
 }
 
 Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn,
@@ -272,7 +290,10 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   }
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
-  DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->id2e(), MdbIdBytes(id), encoded_, MdbPutMode::kAppend));
+  // Written in place in LMDB's page: no copy of the entry is made.
+  DIRLOAD_ASSIGN_OR_RETURN(
+      char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoded_size_, MdbPutMode::kAppend));
+  WriteEncoded(values, space);
 
   Node n{id, parent_id, arena_.size(), static_cast<uint32_t>(nrdn.size()),
          static_cast<uint32_t>(rdn.size())};

@@ -126,8 +126,11 @@ class MdbLoadWriter {
                                                      const MdbWriterOptions& options,
                                                      bool existing);
   Status ReadExisting();
-  // Encodes `values` as entry `id` into encoded_.
+  // Lays `values` out as entry `id`: the records, ad2i numbers, normalized
+  // copies still to make and encoded_size_; WriteEncoded writes the bytes
+  // (encoded_size_ of them) of the same `values` to `out`.
   Status Encode(uint64_t id, std::span<const MdbValue> values);
+  void WriteEncoded(std::span<const MdbValue> values, char* out) const;
   Status EnsureTxn();
   Result<uint32_t> Ad2iNumber(const std::string& description);
   Status WriteDn2i();
@@ -163,7 +166,9 @@ class MdbLoadWriter {
   std::unordered_map<std::string, uint32_t> ad2i_;
   std::vector<Node> nodes_;
   std::string arena_;
-  std::string encoded_;  // reused encoding buffer
+  uint64_t encoded_size_ = 0;  // Encode's layout
+  uint64_t table_words_ = 0;
+  uint64_t nvals_ = 0;
   // What Encode learnt of each description as written: entries repeat a
   // few dozen descriptions millions of times.
   struct Description {
@@ -172,6 +177,9 @@ class MdbLoadWriter {
     bool normalized = false;    // slapd stores normalized copies
     bool object_class = false;  // objectClass: its values set the ocflags
     uint32_t adx = 0;           // ad2i number, 0 until first used
+    // The last value Encode normalized itself, and its normalized copy.
+    bool has_last = false;
+    std::string last_value, last_normalized;
   };
   struct StringHash {
     using is_transparent = void;
