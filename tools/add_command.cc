@@ -126,20 +126,9 @@ int RunAdd(AddArgs a) {
                                                  "--format native with --backend bdb")
                              .WithOrigin(ErrorOrigin::kUsage));
     }
-    MdbLoadOptions mo;
-    mo.suffix = db->suffix;
-    // slapd's maxsize, else room enough: LMDB maps it sparsely.
-    mo.writer.map_size =
-        db->store_options.lmdb_map_size != 0 ? db->store_options.lmdb_map_size : uint64_t{64} << 30;
-    mo.writer.quick = true;  // one sync at the end, as slapadd -q
-    if (!a.no_index) {
-      for (const IndexSpec& spec : index_config->specs()) {
-        mo.writer.index_names.emplace_back(spec.name());
-      }
-    }
-    mo.index.keys = MdbKeyOptionsFrom(db->index_tuning);
-    mo.index.memory_budget = index_options->builder.sort_memory;
-    mo.index.temp_dir = index_options->builder.tmpdir;
+    MdbLoadOptions mo =
+        MdbLoadOptionsFor(*db, a.no_index ? std::vector<IndexSpec>() : index_config->specs(),
+                          index_options->builder.sort_memory, index_options->builder.tmpdir);
     Result<std::unique_ptr<MdbLoad>> begun = MdbLoad::Begin(db->dir, **schema, mo);
     if (!begun.ok()) return ReportError(begun.status());
     mdb_load = std::move(*begun);

@@ -2,22 +2,17 @@
 // id2entry, after the index configuration or the schema changed. On slapd's
 // back-mdb format: from id2e, every configured index (slapd records no index
 // state, so none can be known to be current).
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <set>
 
 #include "lib/format/format_detect.h"
-#include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_index_writer.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/mdb_load.h"
-#include "lib/schema/ascii.h"
+#include "lib/pipeline/mdb_rebuild.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
@@ -42,10 +37,6 @@ struct IndexArgs {
   CommonToolArgs tool;
 };
 
-// The index databases back-mdb 2.5 can open: its 128 named databases less
-// ad2i, dn2i, id2e and id2v.
-constexpr size_t kMdbMaxIndexes = mdb::kMdbMaxDbs - 4;
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -60,62 +51,12 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
                 const IndexRunOptions& run) {
   Result<IndexConfig> config = BuildIndexConfig(schema, db);
   if (!config.ok()) return ReportError(config.status());
-  if (config->specs().size() > kMdbMaxIndexes) {
-    return ReportError(Status::InvalidArgument(std::to_string(config->specs().size()) +
-                                               " attributes are indexed; back-mdb opens at most " +
-                                               std::to_string(kMdbMaxIndexes) + " index databases")
-                           .WithOrigin(ErrorOrigin::kConfiguration));
-  }
-  // The index databases there now.
-  std::vector<std::string> existing;
-  {
-    mdb::MdbEnvOptions ro;
-    ro.read_only = true;
-    Result<std::unique_ptr<mdb::MdbEnv>> env = mdb::MdbEnv::Open(db.dir, ro);
-    if (!env.ok()) return ReportError(env.status());
-    existing = (*env)->index_names();
-  }
-  std::set<std::string> configured;
-  for (const IndexSpec& spec : config->specs()) configured.emplace(spec.name());
-  std::vector<std::string> unconfigured;
-  for (const std::string& n : existing) {
-    if (!configured.count(n)) unconfigured.push_back(n);
-  }
-
-  // What to rebuild and what to delete.
-  std::vector<IndexSpec> rebuild;
-  std::vector<std::string> drop;
-  if (a.attributes.empty()) {
-    rebuild = config->specs();
-    if (a.all) drop = unconfigured;
-  } else {
-    for (const std::string& name : a.attributes) {
-      if (const IndexSpec* spec = config->Find(schema, name)) {
-        rebuild.push_back(*spec);
-        continue;
-      }
-      // Not configured: its database, if there is one, is dropped.
-      const AttributeType* type = schema.FindAttribute(name);
-      std::string canonical = type != nullptr ? std::string(type->name()) : name;
-      auto it = std::find_if(unconfigured.begin(), unconfigured.end(), [&](const std::string& n) {
-        return schema_internal::EqualsIgnoreCase(n, canonical);
-      });
-      if (it == unconfigured.end()) {
-        return ReportError(Status::InvalidArgument("no index is configured on '" + name + "' and " +
-                                                   db.dir +
-                                                   " has no index database "
-                                                   "for it")
-                               .WithOrigin(ErrorOrigin::kUsage));
-      }
-      drop.push_back(*it);
-    }
-  }
-  std::vector<std::string> missing;
-  for (const IndexSpec& spec : config->specs()) {
-    if (std::find(existing.begin(), existing.end(), spec.name()) == existing.end()) {
-      missing.emplace_back(spec.name());
-    }
-  }
+  Result<MdbIndexPlan> planned = PlanMdbIndexRebuild(db.dir, schema, *config, a.attributes, a.all);
+  if (!planned.ok()) return ReportError(planned.status());
+  const std::vector<IndexSpec>& rebuild = planned->rebuild;
+  const std::vector<std::string>& drop = planned->drop;
+  const std::vector<std::string>& missing = planned->missing;
+  const std::vector<std::string>& unconfigured = planned->unconfigured;
 
   if (a.check_only) {
     std::fprintf(stderr,
@@ -143,49 +84,16 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
     return kExitOk;
   }
 
-  mdb::MdbEnvOptions wo;
-  // slapd's maxsize, else room enough: without a writable map LMDB grows the
-  // file only as pages are used.
-  wo.map_size =
-      db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
-  wo.quick = true;  // as slapindex -q: one sync at the end (MdbIndexWriter::Build)
-  for (const IndexSpec& spec : rebuild) wo.index_names.emplace_back(spec.name());
-  for (const std::string& n : drop) wo.index_names.push_back(n);
-  const bool lock_existed = std::filesystem::exists(db.dir + "/lock.mdb");
-  Result<std::unique_ptr<mdb::MdbEnv>> env = mdb::MdbEnv::Open(db.dir, wo);
-  if (!env.ok()) return ReportError(env.status());
-
-  if (!drop.empty()) {
-    Status st = [&]() -> Status {
-      DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, (*env)->Begin(true));
-      for (const std::string& n : drop) {
-        DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbDb d, (*env)->Index(n));
-        DIRLOAD_RETURN_IF_ERROR(txn.DeleteDb(d));
-      }
-      return txn.Commit();
-    }();
-    if (!st.ok()) return ReportError(st);
+  PhaseClock clock;
+  mdb::MdbIndexOptions io;
+  io.keys = MdbKeyOptionsFrom(db.index_tuning);
+  io.memory_budget = run.builder.sort_memory;
+  io.temp_dir = run.builder.tmpdir;
+  Result<mdb::MdbIndexStats> built =
+      RunMdbIndexRebuild(db.dir, db.store_options.lmdb_map_size, schema, *planned, io);
+  if (built.ok()) {
     for (const std::string& n : drop) {
       std::fprintf(stderr, "dirload: dropped index %s (no longer configured)\n", n.c_str());
-    }
-  }
-
-  PhaseClock clock;
-  Result<mdb::MdbIndexStats> built = mdb::MdbIndexStats{};
-  if (!rebuild.empty()) {
-    mdb::MdbIndexOptions io;
-    io.keys = MdbKeyOptionsFrom(db.index_tuning);
-    io.rebuild = true;
-    io.memory_budget = run.builder.sort_memory;
-    io.temp_dir = run.builder.tmpdir;
-    built = mdb::MdbIndexWriter::Build(**env, schema, rebuild, io);
-  }
-  env->reset();
-  // slapd (user openldap) must be able to open a lock file dirload created.
-  if (!lock_existed) {
-    struct stat st {};
-    if (::stat(db.dir.c_str(), &st) == 0) {
-      (void)::chown((db.dir + "/lock.mdb").c_str(), st.st_uid, st.st_gid);
     }
   }
   if (!built.ok()) {

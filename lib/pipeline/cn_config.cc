@@ -213,6 +213,19 @@ Status ReadGlobal(const ConfigEntry& e, SlapdConfig* cfg) {
       DIRLOAD_ASSIGN_OR_RETURN(*field, ParseCount(e, *v));
     }
   }
+  // slapd reads each value as the words of an `attributeoptions` line
+  // (slaptest writes one name per value).
+  for (const ConfigValue* v : e.All("olcattributeoptions")) {
+    cfg->attribute_options.Declare();
+    std::istringstream words(v->value);
+    std::string name;
+    while (words >> name) {
+      Status s = cfg->attribute_options.Define(name);
+      if (!s.ok()) {
+        return ConfigError(e.Where(*v) + ": olcAttributeOptions: " + std::string(s.message()));
+      }
+    }
+  }
   return Status::Ok();
 }
 

@@ -3,7 +3,7 @@
 // SlapdConfig a slapd.conf gives (slapd_config.h):
 //
 //   DIR/cn=config.ldif                       olcIndexHash64, olcIndexSubstr*,
-//                                            olcIndexIntLen
+//                                            olcIndexIntLen, olcAttributeOptions
 //   DIR/cn=config/cn=module{N}.ldif          olcModuleLoad
 //   DIR/cn=config/cn=schema.ldif             slapd's built-in schema: skipped,
 //                                            dirload's system schema stands

@@ -171,6 +171,7 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseOptions& a, bool creating
     db.overlays = s.overlays;
     db.envflags = s.envflags;
     db.index_tuning = cfg->index_tuning;
+    db.attribute_options = cfg->attribute_options;
     db.index_lines = s.index_lines;
     db.notes = cfg->notes;
     if (s.maxsize) db.store_options.lmdb_map_size = *s.maxsize;
@@ -296,6 +297,7 @@ Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db) {
     DIRLOAD_RETURN_IF_ERROR(
         ConfigError(AddModuleSchema(schema.get(), m).WithPrefix("module '" + m + "': ")));
   }
+  schema->SetAttributeOptions(db.attribute_options);
   return schema;
 }
 

@@ -75,6 +75,7 @@ struct ResolvedDatabase {
   std::vector<std::string> overlays;  // this database's, in order
   std::vector<std::string> envflags;
   IndexTuning index_tuning;
+  AttributeOptions attribute_options;        // the configuration's; lang- tags without one
   std::vector<ConfigIndexLine> index_lines;  // the configuration's, then --index
   std::vector<std::string> notes;            // what the configuration said that dirload ignores
   std::vector<std::string> warnings;         // what the user must know even without -v
@@ -94,7 +95,8 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseOptions& options, bool cr
 
 // The built-in schema; or, when the configuration or --schema gives one, the
 // system schema plus its files or definitions; then the schema of the
-// modules the database uses.
+// modules the database uses. The configuration's attribute options apply
+// either way.
 Result<std::unique_ptr<Schema>> BuildSchema(const ResolvedDatabase& db);
 
 // The index configuration: the configuration's index lines, then --index.

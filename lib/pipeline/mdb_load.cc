@@ -114,6 +114,20 @@ Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view
   return config_database_type == "mdb" ? DatabaseFormat::kMdb : DatabaseFormat::kNative;
 }
 
+MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<IndexSpec>& specs,
+                                 uint64_t sort_memory, const std::string& tmpdir) {
+  MdbLoadOptions mo;
+  mo.suffix = db.suffix;
+  mo.writer.map_size =
+      db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
+  mo.writer.quick = true;  // one sync at the end, as slapadd -q
+  for (const IndexSpec& spec : specs) mo.writer.index_names.emplace_back(spec.name());
+  mo.index.keys = MdbKeyOptionsFrom(db.index_tuning);
+  mo.index.memory_budget = sort_memory;
+  mo.index.temp_dir = tmpdir;
+  return mo;
+}
+
 MdbSink::MdbSink(mdb::MdbLoadWriter* writer, const Schema* schema)
     : writer_(writer), schema_(schema), written_(writer->last_id()) {}
 

@@ -28,6 +28,7 @@
 #include "lib/format/mdb/mdb_index_writer.h"
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
+#include "lib/pipeline/database_config.h"
 #include "lib/pipeline/loader.h"
 #include "lib/pipeline/slapd_config.h"
 #include "lib/schema/schema.h"
@@ -107,6 +108,13 @@ struct MdbLoadOptions {
   mdb::MdbIndexOptions index;    // key options, memory, temp dir
   std::string suffix;
 };
+
+// The options of a load into the database `db` resolves to, building the
+// indexes of `specs` (none: phase 1 only) with `sort_memory` bytes and spill
+// files under `tmpdir`: slapd's maxsize (else room enough, mapped sparsely),
+// slapadd -q's single sync, and the configuration's index_* key settings.
+MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<IndexSpec>& specs,
+                                 uint64_t sort_memory, const std::string& tmpdir);
 
 class MdbLoad {
  public:

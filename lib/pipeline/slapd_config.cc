@@ -214,6 +214,12 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     } else if (key == "moduleload") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       cfg.modules.push_back(ModuleName(w[1]));
+    } else if (key == "attributeoptions") {
+      cfg.attribute_options.Declare();  // even without names, as slapd does
+      for (size_t i = 1; i < w.size(); ++i) {
+        Status s = cfg.attribute_options.Define(w[i]);
+        if (!s.ok()) return s.WithPrefix(where);
+      }
     } else if (key == "index_hash64") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       Result<bool> v = ParseOnOff(w[1]);

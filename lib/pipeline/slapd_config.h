@@ -3,7 +3,8 @@
 // both give the same SlapdConfig.
 //
 // Global settings: schema (`include` files, or definitions from cn=schema
-// entries), `moduleload` names and the index_* tuning lines. Every database
+// entries), `moduleload` names, `attributeoptions` and the index_* tuning
+// lines. Every database
 // section is kept, in order and numbered as slapadd's -n counts them: the
 // config database is 0 (there is one even when slapd.conf has no `database
 // config` line), the frontend -1 (likewise), and every other database 1, 2, ... in the
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/schema/attribute_options.h"
 #include "lib/schema/schema_loader.h"
 #include "lib/util/status.h"
 
@@ -79,6 +81,10 @@ struct SlapdConfig {
   std::vector<std::string> schema_names;
   std::vector<std::string> modules;  // moduleload names, without path or suffix
   IndexTuning index_tuning;
+  // `attributeoptions` lines / olcAttributeOptions values, all applied to one
+  // set (a line inside a database section is still global, as in slapd);
+  // slapd's default (lang- tags) without any.
+  AttributeOptions attribute_options;
   std::vector<SlapdDatabase> databases;  // by number: frontend -1, config 0, then 1, 2, ...
   std::vector<std::string> notes;        // "slapd.conf:12: ignored 'access to *'"
 

@@ -111,11 +111,18 @@ std::string_view ObjectClassKindName(ObjectClassKind kind) {
 
 std::string AttributeDescription::ToString() const {
   std::string out(type == nullptr ? std::string_view() : type->name());
+  bool binary_written = !binary;
   for (const std::string& o : options) {
+    // slapd files ";binary" among the sorted tags, before the first one that
+    // sorts after it.
+    if (!binary_written && o > "binary") {
+      out += ";binary";
+      binary_written = true;
+    }
     out.push_back(';');
     out += o;
   }
-  if (binary) out += ";binary";
+  if (!binary_written) out += ";binary";
   return out;
 }
 
@@ -479,46 +486,61 @@ Status Schema::AddObjectClass(const ObjectClassDescription& def) {
 }
 
 Result<AttributeDescription> Schema::ParseAttributeDescription(std::string_view text) const {
+  // slapd's limits on the tagging options of one description.
+  constexpr size_t kMaxTags = 128;
+  constexpr size_t kMaxTagBytes = 1024;
   auto bad = [&](std::string_view why) {
     return Status::InvalidArgument("attribute description '" + std::string(text) +
                                    "': " + std::string(why));
   };
   if (text.empty()) return bad("empty");
+  // As in slapd, '.' may appear anywhere after the first character, and '='
+  // too once a declared option ends in '='.
+  const bool equals = attribute_options_.allows_equals();
+  for (char c : text) {
+    if (!schema_internal::IsKeyChar(c) && c != '.' && c != ';' && !(equals && c == '=')) {
+      return bad("contains inappropriate characters");
+    }
+  }
   size_t semi = text.find(';');
   const std::string_view type_name = text.substr(0, semi);
   if (type_name.empty()) return bad("empty attribute type");
-  for (char c : type_name) {
-    if (!schema_internal::IsKeyChar(c) && c != '.') return bad("contains inappropriate characters");
-  }
   AttributeDescription ad;
+  ad.type = FindAttribute(type_name);
+  if (ad.type == nullptr) {
+    return Status::NotFound("attribute description '" + std::string(text) +
+                            "': attribute type undefined");
+  }
+  if (ad.type->operational() && semi != std::string_view::npos) {
+    return bad("operational attribute with options undefined");
+  }
+  size_t tag_bytes = 0;
   while (semi != std::string_view::npos) {
     const size_t start = semi + 1;
     semi = text.find(';', start);
     const std::string_view opt =
         text.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start);
     if (opt.empty()) return bad("zero length option is invalid");
-    for (char c : opt) {
-      if (!schema_internal::IsKeyChar(c)) return bad("contains inappropriate characters");
-    }
-    std::string lower = AsciiLowerCopy(opt);
-    if (lower == "binary") {
+    if (EqualsIgnoreCase(opt, "binary")) {
+      if (ad.binary) return bad("option \"binary\" specified multiple times");
+      if (!ad.type->syntax->binary_transfer_required) {
+        return bad("option \"binary\" not supported with type '" + std::string(ad.type->name()) +
+                   "'");
+      }
       ad.binary = true;
-    } else if (lower.starts_with("lang-")) {
-      ad.options.push_back(std::move(lower));
+    } else if (attribute_options_.Accepts(opt)) {
+      // Both limits are checked before duplicates are dropped, as slapd does.
+      if (ad.options.size() >= kMaxTags) return bad("too many tagging options");
+      tag_bytes += opt.size() + 1;
+      std::string lower = AsciiLowerCopy(opt);
+      auto at = std::lower_bound(ad.options.begin(), ad.options.end(), lower);
+      if (at != ad.options.end() && *at == lower) continue;  // a duplicate: ignored
+      ad.options.insert(at, std::move(lower));
     } else {
       return bad("unrecognized option '" + std::string(opt) + "'");
     }
   }
-  ad.type = FindAttribute(type_name);
-  if (ad.type == nullptr) {
-    return Status::NotFound("attribute description '" + std::string(text) +
-                            "': attribute type undefined");
-  }
-  if (ad.binary && !ad.type->syntax->binary_transfer_required) {
-    return bad("option \"binary\" not supported with type '" + std::string(ad.type->name()) + "'");
-  }
-  std::sort(ad.options.begin(), ad.options.end());
-  ad.options.erase(std::unique(ad.options.begin(), ad.options.end()), ad.options.end());
+  if (tag_bytes > kMaxTagBytes) return bad("tagging options too long");
   return ad;
 }
 

@@ -19,9 +19,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "lib/schema/ascii.h"
+#include "lib/schema/attribute_options.h"
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/object_class.h"
@@ -41,14 +43,16 @@ struct SyntaxDescription {
 // "cn;lang-en;binary" split into its type and options (RFC 4512 2.5).
 struct AttributeDescription {
   const AttributeType* type = nullptr;
-  // Tagging options, lower-cased, sorted and without duplicates. Like slapd
-  // out of the box, only language tags ("lang-" followed by keychars, possibly
-  // empty: "lang-" is a range matching every tag) are accepted.
+  // Tagging options, lower-cased, sorted and without duplicates. Only those
+  // the schema's AttributeOptions accept are allowed: out of the box, as in
+  // slapd, language tags ("lang-" followed by keychars, possibly empty:
+  // "lang-" is a range matching every tag).
   std::vector<std::string> options;
   bool binary = false;  // ";binary" was present
 
-  // Canonical spelling: the type's canonical name, the sorted options, then
-  // ";binary" ("cn;lang-en", "userCertificate;binary").
+  // Canonical spelling, as slapd stores it: the type's canonical name, then
+  // the options sorted with "binary" among them ("cn;lang-en",
+  // "userCertificate;binary;x-foo", "userCertificate;a-b;binary").
   std::string ToString() const;
 };
 
@@ -93,10 +97,17 @@ class Schema {
   const ObjectClass* FindObjectClass(std::string_view name_or_oid) const;
   const Syntax* FindSyntax(std::string_view oid) const;
 
+  // The tagging options descriptions may carry (slapd's `attributeoptions`);
+  // slapd's default (lang- tags) until set.
+  void SetAttributeOptions(AttributeOptions options) { attribute_options_ = std::move(options); }
+  const AttributeOptions& attribute_options() const { return attribute_options_; }
+
   // Parses an attribute description as slapadd does. Errors: NotFound if the
   // type is undefined (slapadd -s would still store it), InvalidArgument for
-  // a malformed description, an unrecognised option, or ";binary" on a type
-  // whose syntax does not need binary transfer.
+  // a malformed description, an option attribute_options() does not accept,
+  // any option on an operational attribute, ";binary" twice or on a type
+  // whose syntax does not need binary transfer, more than 128 tagging
+  // options or more than 1024 bytes of them (slapd's limits).
   Result<AttributeDescription> ParseAttributeDescription(std::string_view text) const;
 
   // True if `a` is `b` or derives from it through SUP (cn and sn are subtypes
@@ -128,6 +139,7 @@ class Schema {
   NameIndex<ObjectClass> oc_index_;  // lower-cased names and OIDs
   std::unordered_map<std::string, std::string, schema_internal::StringHash, std::equal_to<>>
       oid_macros_;  // lower-cased name -> numeric OID
+  AttributeOptions attribute_options_;
 };
 
 }  // namespace dirload

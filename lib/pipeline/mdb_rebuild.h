@@ -1,0 +1,47 @@
+// slapindex on slapd's own format (back-mdb): which index databases a run
+// rebuilds and which it deletes, and the run itself. slapd records no index
+// configuration, so nothing tells a stale index from a current one: every
+// configured index (or each one named) is rebuilt from id2e, and an index
+// database no index line names is deleted only when asked (`all`, or named).
+//
+// Thread safety: one thread per call (MdbIndexWriter starts its own).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/index/index_spec.h"
+#include "lib/schema/schema.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+struct MdbIndexPlan {
+  std::vector<IndexSpec> rebuild;
+  std::vector<std::string> drop;          // index databases to delete
+  std::vector<std::string> missing;       // configured, with no database yet
+  std::vector<std::string> unconfigured;  // databases no index line names
+};
+
+// What a run on the database in `dir` does with `config`: `attributes`
+// (names as given; empty: every configured index) are rebuilt when
+// configured and dropped when not; with `all`, every unconfigured database
+// is dropped too. Errors: more indexes than back-mdb opens (kConfiguration),
+// a named attribute with neither an index line nor a database (kUsage), and
+// the database's own (kDatabase, kStorage).
+Result<MdbIndexPlan> PlanMdbIndexRebuild(const std::string& dir, const Schema& schema,
+                                         const IndexConfig& config,
+                                         std::span<const std::string> attributes, bool all);
+
+// Carries `plan` out in place, as slapindex -q does: one writable map, the
+// drops first, then MdbIndexWriter::Build, one sync at the end. `map_size`
+// is slapd's maxsize (0: room enough). A lock file this run creates takes
+// the directory's owner (slapd runs as `openldap`).
+Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t map_size,
+                                              const Schema& schema, const MdbIndexPlan& plan,
+                                              const mdb::MdbIndexOptions& options);
+
+}  // namespace dirload
