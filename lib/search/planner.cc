@@ -62,7 +62,8 @@ Planner::Planner(const Schema& schema, const IndexConfig& indexes, IndexLookupFn
 
 Result<Candidates> Planner::Plan(const Filter& filter, PlanNode* plan) {
   PlanNode scratch;
-  return PlanNodeOf(filter, plan != nullptr ? plan : &scratch);
+  return PlanFilterTree(filter, plan != nullptr ? plan : &scratch,
+                        [this](const Filter& f, PlanNode* p) { return PlanItem(f, p); });
 }
 
 Result<IdList> Planner::Read(const std::string& table, const std::string& key, PlanNode* plan) {
@@ -70,7 +71,7 @@ Result<IdList> Planner::Read(const std::string& table, const std::string& key, P
   return lookup_(table, key);
 }
 
-Result<Candidates> Planner::PlanNodeOf(const Filter& f, PlanNode* plan) {
+Result<Candidates> PlanFilterTree(const Filter& f, PlanNode* plan, const PlanItemFn& item) {
   plan->filter = f.ToString();
   Result<Candidates> result = Candidates::All();
   switch (f.kind) {
@@ -108,7 +109,7 @@ Result<Candidates> Planner::PlanNodeOf(const Filter& f, PlanNode* plan) {
                                       " candidates are few enough to check";
           continue;
         }
-        DIRLOAD_ASSIGN_OR_RETURN(Candidates cc, PlanNodeOf(c, &cp));
+        DIRLOAD_ASSIGN_OR_RETURN(Candidates cc, PlanFilterTree(c, &cp, item));
         if (cc.all) continue;
         acc = acc ? IdList::Intersect(*acc, cc.ids) : std::move(cc.ids);
         ++used;
@@ -133,7 +134,7 @@ Result<Candidates> Planner::PlanNodeOf(const Filter& f, PlanNode* plan) {
           plan->children.back().how = "skipped: the union is already every entry";
           continue;
         }
-        DIRLOAD_ASSIGN_OR_RETURN(Candidates cc, PlanNodeOf(c, &plan->children.back()));
+        DIRLOAD_ASSIGN_OR_RETURN(Candidates cc, PlanFilterTree(c, &plan->children.back(), item));
         if (cc.all) {
           all = true;
           continue;
@@ -153,7 +154,7 @@ Result<Candidates> Planner::PlanNodeOf(const Filter& f, PlanNode* plan) {
       break;
     }
     default:
-      result = PlanItem(f, plan);
+      result = item(f, plan);
       break;
   }
   if (!result.ok()) return result.status();
@@ -162,9 +163,9 @@ Result<Candidates> Planner::PlanNodeOf(const Filter& f, PlanNode* plan) {
   return result;
 }
 
-bool Planner::SubtypesShareRule(const AttributeType* type, FilterKind kind,
-                                const MatchingRule* rule) const {
-  for (const AttributeType* t : schema_.attribute_types()) {
+bool SubtypesShareRule(const Schema& schema, const AttributeType* type, FilterKind kind,
+                       const MatchingRule* rule) {
+  for (const AttributeType* t : schema.attribute_types()) {
     if (!Schema::IsSubtypeOf(t, type)) continue;
     const MatchingRule* r = MatchingRuleFor(kind, t);
     if (r != nullptr && r != rule) return false;
@@ -213,7 +214,7 @@ Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
         plan->how = "not indexed: " + table + " has no eq";
         return Candidates::All();
       }
-      if (!SubtypesShareRule(type, f.kind, rule)) {
+      if (!SubtypesShareRule(schema_, type, f.kind, rule)) {
         plan->how = "not indexed: a subtype of " + std::string(type->name()) +
                     " compares with another rule than " + table;
         return Candidates::All();
@@ -255,7 +256,7 @@ Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
         plan->how = "not indexed: " + table + " has no sub";
         return Candidates::All();
       }
-      if (!SubtypesShareRule(type, f.kind, spec->type->substr)) {
+      if (!SubtypesShareRule(schema_, type, f.kind, spec->type->substr)) {
         plan->how = "not indexed: a subtype of " + std::string(type->name()) +
                     " compares with another rule than " + table;
         return Candidates::All();

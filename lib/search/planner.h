@@ -78,6 +78,21 @@ struct PlanNode {
   std::string ToString() const;
 };
 
+// The candidates of one item (a node that is not AND, OR or NOT) from a
+// format's own index keys.
+using PlanItemFn = std::function<Result<Candidates>(const Filter& item, PlanNode* plan)>;
+
+// The AND, OR and NOT nodes of `f` planned as the header says, their items
+// by `item`; *plan receives the explanation. Shared by the native planner
+// below and slapd's format (lib/format/mdb/mdb_search.h).
+Result<Candidates> PlanFilterTree(const Filter& f, PlanNode* plan, const PlanItemFn& item);
+
+// True when every subtype of `type` (itself included) that has a rule of
+// kind `kind` has `rule`: only then may an index made with `rule` answer
+// for `type`.
+bool SubtypesShareRule(const Schema& schema, const AttributeType* type, FilterKind kind,
+                       const MatchingRule* rule);
+
 // Reads the ID list of `key` in index table `table` (index_reader.h Lookup
 // over a Store; tests pass a fake). An absent key is an empty list.
 using IndexLookupFn = std::function<Result<IdList>(std::string_view table, std::string_view key)>;
@@ -92,14 +107,8 @@ class Planner {
   Result<Candidates> Plan(const Filter& filter, PlanNode* plan = nullptr);
 
  private:
-  Result<Candidates> PlanNodeOf(const Filter& f, PlanNode* plan);
   Result<Candidates> PlanItem(const Filter& f, PlanNode* plan);
   Result<IdList> Read(const std::string& table, const std::string& key, PlanNode* plan);
-  // True when every subtype of `type` (itself included) that has a rule of
-  // the item's kind has `rule`.
-  bool SubtypesShareRule(const AttributeType* type, FilterKind kind,
-                         const MatchingRule* rule) const;
-
   const Schema& schema_;
   const IndexConfig& indexes_;
   IndexLookupFn lookup_;

@@ -31,27 +31,6 @@ std::string KeyHex(std::string_view key) {
   return out;
 }
 
-// The AND order of lib/search/planner.cc: likely short lists first.
-int ReadOrder(const Filter& f) {
-  switch (f.kind) {
-    case FilterKind::kEquality:
-    case FilterKind::kApprox:
-      return schema_internal::EqualsIgnoreCase(f.attribute, "objectClass") ||
-                     f.attribute == kObjectClassOid
-                 ? 3
-                 : 0;
-    case FilterKind::kSubstrings:
-      return 1;
-    case FilterKind::kAnd:
-    case FilterKind::kOr:
-      return 2;
-    case FilterKind::kPresent:
-      return 3;
-    default:
-      return 4;
-  }
-}
-
 // Candidates from back-mdb's index databases.
 class MdbPlanner {
  public:
@@ -60,96 +39,10 @@ class MdbPlanner {
       : env_(env), txn_(txn), schema_(schema), indexes_(indexes), keys_(keys) {}
 
   Result<Candidates> Plan(const Filter& f, PlanNode* plan) {
-    plan->filter = f.ToString();
-    Result<Candidates> result = Candidates::All();
-    switch (f.kind) {
-      case FilterKind::kNot: {
-        plan->how = "not: every entry";
-        PlanNode& child = plan->children.emplace_back();
-        child.filter = f.children.front().ToString();
-        child.how = "not looked up";
-        child.skipped = true;
-        break;
-      }
-      case FilterKind::kAnd:
-        result = PlanAnd(f, plan);
-        break;
-      case FilterKind::kOr:
-        result = PlanOr(f, plan);
-        break;
-      default:
-        result = PlanItem(f, plan);
-        break;
-    }
-    if (!result.ok()) return result.status();
-    plan->all = result->all;
-    plan->ids = result->all ? 0 : result->ids.size();
-    return result;
+    return PlanFilterTree(f, plan, [this](const Filter& x, PlanNode* p) { return PlanItem(x, p); });
   }
 
  private:
-  Result<Candidates> PlanAnd(const Filter& f, PlanNode* plan) {
-    std::vector<size_t> order(f.children.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return ReadOrder(f.children[a]) < ReadOrder(f.children[b]);
-    });
-    plan->children.resize(f.children.size());
-    std::optional<IdList> acc;
-    size_t used = 0;
-    for (size_t i : order) {
-      const Filter& c = f.children[i];
-      PlanNode& cp = plan->children[i];
-      if (acc && acc->size() <= kFewCandidates) {
-        cp.filter = c.ToString();
-        cp.skipped = true;
-        cp.how = acc->empty() ? "skipped: the intersection is already empty"
-                              : "skipped: " + std::to_string(acc->size()) +
-                                    " candidates are few enough to check";
-        continue;
-      }
-      DIRLOAD_ASSIGN_OR_RETURN(Candidates cc, Plan(c, &cp));
-      if (cc.all) continue;
-      acc = acc ? IdList::Intersect(*acc, cc.ids) : std::move(cc.ids);
-      ++used;
-    }
-    if (!acc) {
-      plan->how = f.children.empty() ? "and: absolute true" : "and: no child narrows";
-      return Candidates::All();
-    }
-    plan->how = "and: intersection of " + std::to_string(used);
-    return Candidates::Of(std::move(*acc));
-  }
-
-  Result<Candidates> PlanOr(const Filter& f, PlanNode* plan) {
-    std::vector<IdList> lists;
-    bool all = false;
-    for (const Filter& c : f.children) {
-      PlanNode& cp = plan->children.emplace_back();
-      if (all) {
-        cp.filter = c.ToString();
-        cp.skipped = true;
-        cp.how = "skipped: the union is already every entry";
-        continue;
-      }
-      DIRLOAD_ASSIGN_OR_RETURN(Candidates cc, Plan(c, &cp));
-      if (cc.all) {
-        all = true;
-        continue;
-      }
-      lists.push_back(std::move(cc.ids));
-    }
-    if (all) {
-      plan->how = "or: a child needs every entry";
-      return Candidates::All();
-    }
-    std::vector<const IdList*> ptrs;
-    for (const IdList& l : lists) ptrs.push_back(&l);
-    plan->how =
-        f.children.empty() ? "or: absolute false" : "or: union of " + std::to_string(lists.size());
-    return Candidates::Of(IdList::UnionAll(std::move(ptrs)));
-  }
-
   // The IDs under `key` in the index database of `spec`; a range {0, lo, hi}
   // becomes every ID from lo to hi.
   Result<IdList> Read(const IndexSpec& spec, const std::string& key, PlanNode* plan) {
@@ -177,16 +70,6 @@ class MdbPlanner {
       plan->how += " (range " + std::to_string(lo) + ".." + std::to_string(hi) + ")";
     }
     return IdList(std::move(ids));
-  }
-
-  bool SubtypesShareRule(const AttributeType* type, FilterKind kind,
-                         const MatchingRule* rule) const {
-    for (const AttributeType* t : schema_.attribute_types()) {
-      if (!Schema::IsSubtypeOf(t, type)) continue;
-      const MatchingRule* r = MatchingRuleFor(kind, t);
-      if (r != nullptr && r != rule) return false;
-    }
-    return true;
   }
 
   // The equality key of `value` in `spec`'s database, or why there is none.
@@ -315,7 +198,7 @@ class MdbPlanner {
           plan->how = "not indexed: " + name + " has no eq";
           return Candidates::All();
         }
-        if (!SubtypesShareRule(type, f.kind, spec->type->equality)) {
+        if (!SubtypesShareRule(schema_, type, f.kind, spec->type->equality)) {
           plan->how = "not indexed: a subtype of " + std::string(type->name()) +
                       " compares with another rule than index " + name;
           return Candidates::All();
@@ -351,7 +234,7 @@ class MdbPlanner {
           plan->how = "not indexed: " + name + " has no sub";
           return Candidates::All();
         }
-        if (!SubtypesShareRule(type, f.kind, spec->type->substr)) {
+        if (!SubtypesShareRule(schema_, type, f.kind, spec->type->substr)) {
           plan->how = "not indexed: a subtype of " + std::string(type->name()) +
                       " compares with another rule than index " + name;
           return Candidates::All();
