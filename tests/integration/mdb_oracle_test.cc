@@ -1018,5 +1018,40 @@ TEST_CASE("mdb oracle: the loaded files take the database directory's owner") {
   CHECK(st.st_gid == gid);
 }
 
+TEST_CASE("mdb oracle: raw RDNs with escaped and repeated spaces are stored as slapd stores them") {
+  SKIP_WITHOUT_TOOLS();
+  TempDir tmp;
+  // Raw input, not a slapcat export: escaped spaces (\  and \20) in runs,
+  // at the ends and inside values, and escaped separators in a two-AVA RDN.
+  // slapd's pretty RDN keeps inner runs, writes the first leading and the
+  // last trailing space as \20, and its normalized RDN folds the runs.
+  const std::string ldif = tmp.Write("in.ldif",
+                                     "dn: dc=example,dc=com\nobjectClass: domain\ndc: example\n\n"
+                                     "dn: cn=x\\ \\ y,dc=example,dc=com\nobjectClass: person\n"
+                                     "cn: x  y\nsn: s\n\n"
+                                     "dn: cn=a\\20\\20b,dc=example,dc=com\nobjectClass: person\n"
+                                     "cn: a  b\nsn: s\n\n"
+                                     "dn: cn=\\ \\ lead  mid\\ ,dc=example,dc=com\n"
+                                     "objectClass: person\ncn:: ICBsZWFkICBtaWQg\nsn: s\n\n"
+                                     "dn: cn=t\\ \\ ,dc=example,dc=com\nobjectClass: person\n"
+                                     "cn: t\nsn: s\n\n"
+                                     "dn: cn=u\\,v+sn=w\\2Bz,dc=example,dc=com\nobjectClass: person\n"
+                                     "cn: u,v\nsn: w+z\n\n");
+  Db theirs = MakeDb(tmp, "theirs", {"objectClass eq", "cn eq"});
+  Db mine = MakeDb(tmp, "mine", {"objectClass eq", "cn eq"});
+  Slapadd(theirs, ldif);
+  ProcessResult add = DirloadAdd(mine, ldif);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  CHECK(FirstDifference(Dump(mine.dir, "dn2i"), Dump(theirs.dir, "dn2i")) == "");
+  auto dns = [](const std::string& ldif_text) {
+    std::string out;
+    for (const std::string& r : SplitRecords(ldif_text)) out += r.substr(0, r.find('\n')) + "\n";
+    return out;
+  };
+  const std::string theirs_cat = Slapcat(theirs);
+  CHECK(dns(Slapcat(mine)) == dns(theirs_cat));
+  CHECK(theirs_cat.find("dn: cn=t \\20,dc=example,dc=com") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace dirload

@@ -26,6 +26,7 @@ std::string ConfText(const TempDir& dir) {
          "moduleload ppolicy.la\n"
          "index_substr_if_minlen 3\n"
          "index_intlen 6\n"
+         "attributeoptions x-foo lang-\n"
          "database mdb\n"
          "suffix \"dc=example,dc=org\"\n"
          "rootdn \"cn=admin,dc=example,dc=org\"\n"
@@ -84,6 +85,8 @@ TEST_CASE("cn=config written by slaptest reads like the slapd.conf it came from"
   CHECK(d->index_tuning.substr_if_minlen == 3);
   CHECK(d->index_tuning.intlen == 6);
   CHECK(d->index_tuning == f->index_tuning);
+  CHECK(d->attribute_options.names() == std::vector<std::string>{"lang-", "x-foo"});
+  CHECK(d->attribute_options == f->attribute_options);
 
   REQUIRE(d->databases.size() == f->databases.size());
   for (size_t i = 0; i < d->databases.size(); ++i) {
@@ -262,6 +265,29 @@ TEST_CASE("a hand-written slapd.d: values, lines and schema entries") {
   REQUIRE_FALSE(schema.ok());
   CHECK(schema.status().origin() == ErrorOrigin::kConfiguration);
   CHECK(schema.status().message().find("cn={1}bad.ldif:4: ") != std::string::npos);
+}
+
+TEST_CASE("slapd.d: olcAttributeOptions values are words of attributeoptions lines") {
+  HandWritten h;
+  Result<SlapdConfig> plain = ReadCnConfig(h.path());
+  REQUIRE_MESSAGE(plain.ok(), plain.status().message());
+  CHECK(plain->attribute_options.is_default());
+
+  h.Put("cn=config.ldif",
+        "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n"
+        "olcAttributeOptions: x-foo\nolcAttributeOptions: a- phonetic\n");
+  Result<SlapdConfig> c = ReadCnConfig(h.path());
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  CHECK(c->attribute_options.names() == std::vector<std::string>{"a-", "phonetic", "x-foo"});
+  CHECK_FALSE(c->attribute_options.Accepts("lang-de"));  // not declared: gone
+
+  h.Put("cn=config.ldif",
+        "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n"
+        "olcAttributeOptions: x-foo\nolcAttributeOptions: x-\n");
+  Status s = ReadError(h.path());
+  CHECK_MESSAGE(s.message().find("cn=config.ldif:5: olcAttributeOptions: attribute option "
+                                 "\"x-\" overrides previous option") != std::string::npos,
+                s.message());
 }
 
 TEST_CASE("slapd.d errors name the directory or file, and the line") {

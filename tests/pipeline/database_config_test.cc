@@ -245,6 +245,36 @@ TEST_CASE("bad index lines and .schema files are configuration errors naming the
   CHECK(schema.status().message().find("gone.schema") != std::string::npos);
 }
 
+TEST_CASE("the configuration's attribute options reach the schema") {
+  TempDir dir;
+  DatabaseOptions o;
+  o.config_file = dir.Write("slapd.conf", "attributeoptions x-\n" + TwoDatabases(dir));
+  Result<ResolvedDatabase> db = Resolve(o);
+  REQUIRE_MESSAGE(db.ok(), db.status().message());
+  CHECK(db->attribute_options.Accepts("x-foo"));
+  Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);
+  REQUIRE_MESSAGE(schema.ok(), schema.status().message());
+  Result<AttributeDescription> ad = (*schema)->ParseAttributeDescription("description;X-Foo");
+  REQUIRE_MESSAGE(ad.ok(), ad.status().message());
+  CHECK(ad->ToString() == "description;x-foo");
+  CHECK_FALSE((*schema)->ParseAttributeDescription("cn;lang-de").ok());
+
+  // --schema replaces the schema, not the options.
+  o.schema_files = {"/etc/ldap/schema/core.schema"};
+  db = Resolve(o);
+  REQUIRE(db.ok());
+  schema = BuildSchema(*db);
+  REQUIRE_MESSAGE(schema.ok(), schema.status().message());
+  CHECK((*schema)->ParseAttributeDescription("description;x-foo").ok());
+
+  // Without the directive, slapd's default.
+  ResolvedDatabase plain;
+  schema = BuildSchema(plain);
+  REQUIRE(schema.ok());
+  CHECK_FALSE((*schema)->ParseAttributeDescription("description;x-foo").ok());
+  CHECK((*schema)->ParseAttributeDescription("cn;lang-de").ok());
+}
+
 TEST_CASE("the schema of loaded modules is added (ppolicy)") {
   TempDir dir;
   DatabaseOptions o;

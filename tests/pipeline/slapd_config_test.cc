@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -142,6 +145,39 @@ TEST_CASE("slapd.conf: rootdn, lastmod, envflags, overlays, modules and index tu
   CHECK(plain->index_tuning.substr_if_minlen == 2);
 }
 
+TEST_CASE("slapd.conf: attributeoptions replace the lang- default, wherever they stand") {
+  Result<SlapdConfig> plain = ParseSlapdConfig("database mdb\nsuffix dc=x\n", "s.conf");
+  REQUIRE(plain.ok());
+  CHECK(plain->attribute_options.is_default());
+  CHECK(plain->attribute_options.Accepts("lang-de"));
+
+  Result<SlapdConfig> c = ParseSlapdConfig(
+      "attributeoptions x-hidden\n"
+      "database mdb\n"
+      "suffix dc=x\n"
+      // Still global inside a section, and adding to the earlier line.
+      "AttributeOptions lang- \"phonetic\"\n",
+      "s.conf");
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  const AttributeOptions& o = c->attribute_options;
+  CHECK(o.names() == std::vector<std::string>{"lang-", "phonetic", "x-hidden"});
+  CHECK(o.Accepts("lang-de"));
+  CHECK(o.Accepts("X-Hidden"));
+  CHECK_FALSE(o.Accepts("x-other"));
+  CHECK_FALSE(HasNote(*c, "attributeoptions"));
+
+  // The directive alone leaves no option at all, as in slapd.
+  Result<SlapdConfig> none = ParseSlapdConfig("attributeoptions\n", "s.conf");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->attribute_options.is_default());
+  CHECK_FALSE(none->attribute_options.Accepts("lang-de"));
+
+  Result<SlapdConfig> only_x = ParseSlapdConfig("attributeoptions x-\n", "s.conf");
+  REQUIRE(only_x.ok());
+  CHECK(only_x->attribute_options.Accepts("x-foo"));
+  CHECK_FALSE(only_x->attribute_options.Accepts("lang-de"));
+}
+
 TEST_CASE("module names drop directories and library suffixes") {
   CHECK(ModuleName("ppolicy") == "ppolicy");
   CHECK(ModuleName("ppolicy.la") == "ppolicy");
@@ -162,6 +198,12 @@ TEST_CASE("slapd.conf errors name file and line and are configuration errors") {
   check("database mdb\nmaxsize 12X\n", "s.conf:2: ");
   check("database mdb\ndirectory\n", "s.conf:2: 'directory' needs 1 argument");
   check("database config\ndatabase config\n", "s.conf:2: a second 'config' database");
+  check("attributeoptions x-foo\nattributeoptions X-FOO\n",
+        "s.conf:2: attribute option \"X-FOO\" is already defined");
+  check("attributeoptions lang-de lang-\n",
+        "s.conf:1: attribute option \"lang-\" overrides previous option");
+  check("attributeoptions x_y\n", "s.conf:1: attribute option \"x_y\" is an illegal option name");
+  check("attributeoptions binary\n", "s.conf:1: attribute option \"binary\" is already defined");
 }
 
 TEST_CASE("reading slapd.conf: a missing file or a directory is a configuration error") {

@@ -167,7 +167,9 @@ TEST_CASE("attribute descriptions follow slapadd's option rules") {
       {"cn;lang-en;lang-EN", "cn;lang-en"},
       {"2.5.4.3;lang-en", "cn;lang-en"},
       {"userCertificate;binary", "userCertificate;binary"},
-      {"usercertificate;BINARY;lang-en", "userCertificate;lang-en;binary"},
+      // slapd sorts ";binary" among the tags.
+      {"usercertificate;BINARY;lang-en", "userCertificate;binary;lang-en"},
+      {"cn;lang-a.b", "cn;lang-a.b"},  // '.' is allowed after the first character
   };
   for (const Ok& c : accepted) {
     Result<AttributeDescription> ad = s.ParseAttributeDescription(c.text);
@@ -194,6 +196,16 @@ TEST_CASE("attribute descriptions follow slapadd's option rules") {
       {"version", StatusCode::kNotFound, "attribute type undefined"},
       {"1cn", StatusCode::kNotFound, "attribute type undefined"},
       {"2.5.4.03", StatusCode::kNotFound, "attribute type undefined"},
+      // The type is looked up first: an undefined type is NotFound whatever
+      // its options.
+      {"version;x-foo", StatusCode::kNotFound, "attribute type undefined"},
+      {"userCertificate;binary;BINARY", StatusCode::kInvalidArgument,
+       "option \"binary\" specified multiple times"},
+      {"createTimestamp;lang-en", StatusCode::kInvalidArgument,
+       "operational attribute with options undefined"},
+      {"entryUUID;binary", StatusCode::kInvalidArgument,
+       "operational attribute with options undefined"},
+      {"cn;lang-x=y", StatusCode::kInvalidArgument, "inappropriate characters"},
   };
   for (const Bad& c : rejected) {
     Result<AttributeDescription> ad = s.ParseAttributeDescription(c.text);
@@ -203,6 +215,70 @@ TEST_CASE("attribute descriptions follow slapadd's option rules") {
     CHECK_MESSAGE(ad.status().message().find(c.message) != std::string::npos,
                   ad.status().message());
   }
+}
+
+TEST_CASE("declared attribute options replace lang- and canonicalise as slapd does") {
+  Result<Schema> built = Schema::Builtin();
+  REQUIRE(built.ok());
+  Schema& s = *built;
+  AttributeOptions options;
+  REQUIRE(options.Define("X-Foo").ok());
+  REQUIRE(options.Define("a-").ok());
+  s.SetAttributeOptions(options);
+  CHECK(s.attribute_options() == options);
+
+  struct Ok {
+    const char* text;
+    const char* canonical;
+  };
+  const Ok accepted[] = {
+      {"description;x-foo", "description;x-foo"},
+      {"description;X-FOO", "description;x-foo"},
+      {"cn;x-foo;A-Z;x-Foo", "cn;a-z;x-foo"},
+      {"cn;a-", "cn;a-"},  // the prefix alone: a range
+      {"cn;a-b.c", "cn;a-b.c"},
+      {"userCertificate;x-foo;binary;a-b", "userCertificate;a-b;binary;x-foo"},
+      {"userCertificate;binary;x-foo", "userCertificate;binary;x-foo"},
+      {"userCertificate;a-b;binary", "userCertificate;a-b;binary"},
+  };
+  for (const Ok& c : accepted) {
+    Result<AttributeDescription> ad = s.ParseAttributeDescription(c.text);
+    REQUIRE_MESSAGE(ad.ok(), c.text, ": ", ad.status().ToString());
+    CHECK(ad->ToString() == c.canonical);
+  }
+  // Declaring dropped the default lang- prefix.
+  for (const char* text : {"cn;lang-de", "cn;x-foobar", "cn;x-fo", "cn;a", "cn;x-"}) {
+    Result<AttributeDescription> ad = s.ParseAttributeDescription(text);
+    INFO(text);
+    REQUIRE_FALSE(ad.ok());
+    CHECK(ad.status().code() == StatusCode::kInvalidArgument);
+    CHECK(ad.status().message().find("unrecognized option") != std::string::npos);
+  }
+
+  // An option ending in '=' lets '=' into descriptions.
+  AttributeOptions range;
+  REQUIRE(range.Define("range=").ok());
+  s.SetAttributeOptions(range);
+  CHECK(s.ParseAttributeDescription("member;Range=0-9")->ToString() == "member;range=0-9");
+  CHECK_FALSE(s.ParseAttributeDescription("member;x=1").ok());
+
+  // slapd's limits: 128 distinct tags, 1024 bytes of them (duplicates count).
+  AttributeOptions any;
+  REQUIRE(any.Define("t").ok());
+  REQUIRE(any.Define("t-").ok());
+  s.SetAttributeOptions(any);
+  std::string many = "cn";
+  for (int i = 0; i < 128; ++i) many += ";t-" + std::to_string(i);
+  CHECK(s.ParseAttributeDescription(many).ok());
+  CHECK(s.ParseAttributeDescription(many + ";t")
+            .status()
+            .message()
+            .find("too many tagging options") != std::string::npos);
+  std::string long_tags = "cn";
+  for (int i = 0; i < 60; ++i) long_tags += ";t-0123456789abcdef";  // 19 bytes each
+  CHECK(s.ParseAttributeDescription(long_tags).status().message().find(
+            "tagging options too long") != std::string::npos);
+  CHECK(s.ParseAttributeDescription(long_tags.substr(0, 2 + 50 * 19))->options.size() == 1);
 }
 
 TEST_CASE("OID macros") {
