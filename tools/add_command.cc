@@ -126,9 +126,8 @@ int RunAdd(AddArgs a) {
                                                  "--format native with --backend bdb")
                              .WithOrigin(ErrorOrigin::kUsage));
     }
-    MdbLoadOptions mo =
-        MdbLoadOptionsFor(*db, a.no_index ? std::vector<IndexSpec>() : index_config->specs(),
-                          index_options->builder.sort_memory, index_options->builder.tmpdir);
+    MdbLoadOptions mo = MdbLoadOptionsFor(
+        *db, a.no_index ? std::vector<IndexSpec>() : index_config->specs(), *index_options);
     Result<std::unique_ptr<MdbLoad>> begun = MdbLoad::Begin(db->dir, **schema, mo);
     if (!begun.ok()) return ReportError(begun.status());
     mdb_load = std::move(*begun);

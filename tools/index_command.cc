@@ -85,10 +85,7 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
   }
 
   PhaseClock clock;
-  mdb::MdbIndexOptions io;
-  io.keys = MdbKeyOptionsFrom(db.index_tuning);
-  io.memory_budget = run.builder.sort_memory;
-  io.temp_dir = run.builder.tmpdir;
+  const mdb::MdbIndexOptions io = MdbIndexOptionsFor(db, run);
   Result<mdb::MdbIndexStats> built =
       RunMdbIndexRebuild(db.dir, db.store_options.lmdb_map_size, schema, *planned, io);
   if (built.ok()) {

@@ -114,17 +114,25 @@ Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view
   return config_database_type == "mdb" ? DatabaseFormat::kMdb : DatabaseFormat::kNative;
 }
 
+mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run) {
+  mdb::MdbIndexOptions o;
+  o.keys = MdbKeyOptionsFrom(db.index_tuning);
+  o.method = run.method;
+  o.idl_cache_size = run.builder.idl_cache_size;
+  o.memory_budget = run.builder.sort_memory;
+  o.temp_dir = run.builder.tmpdir;
+  return o;
+}
+
 MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<IndexSpec>& specs,
-                                 uint64_t sort_memory, const std::string& tmpdir) {
+                                 const IndexRunOptions& run) {
   MdbLoadOptions mo;
   mo.suffix = db.suffix;
   mo.writer.map_size =
       db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
   mo.writer.quick = true;  // one sync at the end, as slapadd -q
   for (const IndexSpec& spec : specs) mo.writer.index_names.emplace_back(spec.name());
-  mo.index.keys = MdbKeyOptionsFrom(db.index_tuning);
-  mo.index.memory_budget = sort_memory;
-  mo.index.temp_dir = tmpdir;
+  mo.index = MdbIndexOptionsFor(db, run);
   return mo;
 }
 

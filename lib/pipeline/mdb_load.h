@@ -29,6 +29,7 @@
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
 #include "lib/pipeline/database_config.h"
+#include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
 #include "lib/pipeline/slapd_config.h"
 #include "lib/schema/schema.h"
@@ -110,11 +111,13 @@ struct MdbLoadOptions {
 };
 
 // The options of a load into the database `db` resolves to, building the
-// indexes of `specs` (none: phase 1 only) with `sort_memory` bytes and spill
-// files under `tmpdir`: slapd's maxsize (else room enough, mapped sparsely),
+// indexes of `specs` (none: phase 1 only) with `run`'s method, memory and
+// spill directory: slapd's maxsize (else room enough, mapped sparsely),
 // slapadd -q's single sync, and the configuration's index_* key settings.
 MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<IndexSpec>& specs,
-                                 uint64_t sort_memory, const std::string& tmpdir);
+                                 const IndexRunOptions& run);
+// The index options of `run` on slapd's format (also `dirload index`).
+mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run);
 
 class MdbLoad {
  public:

@@ -283,6 +283,91 @@ Status MdbTxn::Scan(MdbDb db, const std::function<Status(std::string_view, std::
   return Status::Ok();
 }
 
+Status MdbTxn::ScanFrom(MdbDb db, std::string_view from,
+                        const std::function<Result<bool>(std::string_view, std::string_view)>& fn) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k = Val(from), v;
+  Status st;
+  for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); rc == 0;
+       rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+    Result<bool> more = fn(View(k), View(v));
+    if (!more.ok()) {
+      st = more.status();
+      break;
+    }
+    if (!*more) break;
+  }
+  mdb_cursor_close(c);
+  if (!st.ok()) return st;
+  if (rc != 0 && rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get");
+  return Status::Ok();
+}
+
+Status MdbTxn::AddMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size) {
+  if (size == 0 || data.size() % size != 0 || data.empty()) {
+    return Status::InvalidArgument("AddMultiple: data is not a whole number of items");
+  }
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  MDB_val k = Val(key);
+  MDB_val items[2];
+  items[0].mv_size = size;
+  items[0].mv_data = const_cast<char*>(data.data());
+  items[1].mv_size = data.size() / size;
+  items[1].mv_data = nullptr;
+  // APPENDDUP alone: the key is found wherever it is, the duplicates go
+  // after those it holds.
+  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | MDB_APPENDDUP);
+  size_t stored = items[1].mv_size;
+  mdb_cursor_close(c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_put(multiple)");
+  if (stored != data.size() / size) {
+    return Status::Internal("AddMultiple: LMDB stored " + std::to_string(stored) + " of " +
+                            std::to_string(data.size() / size) + " items");
+  }
+  return Status::Ok();
+}
+
+Result<MdbTxn::DupRange> MdbTxn::Dups(MdbDb db, std::string_view key) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  DupRange out;
+  MDB_val k = Val(key), v;
+  rc = mdb_cursor_get(c, &k, &v, MDB_SET_KEY);
+  if (rc == 0) {
+    size_t n = 0;
+    rc = mdb_cursor_count(c, &n);
+    out.count = n;
+    if (rc == 0) rc = mdb_cursor_get(c, &k, &v, MDB_FIRST_DUP);
+    if (rc == 0) out.first = View(v);
+    if (rc == 0) rc = mdb_cursor_get(c, &k, &v, MDB_LAST_DUP);
+    if (rc == 0) out.last = View(v);
+  } else if (rc == MDB_NOTFOUND) {
+    rc = 0;
+  }
+  mdb_cursor_close(c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get(dups)");
+  return out;
+}
+
+Status MdbTxn::DeleteKey(MdbDb db, std::string_view key) {
+  MDB_val k = Val(key);
+  int rc = mdb_del(Txn(txn_), db.dbi, &k, nullptr);
+  if (rc != 0) return env_->EngineError(rc, "mdb_del");
+  return Status::Ok();
+}
+
+Status MdbTxn::DeleteDup(MdbDb db, std::string_view key, std::string_view value) {
+  MDB_val k = Val(key), v = Val(value);
+  int rc = mdb_del(Txn(txn_), db.dbi, &k, &v);
+  if (rc != 0) return env_->EngineError(rc, "mdb_del(dup)");
+  return Status::Ok();
+}
+
 Status MdbTxn::Stat(MdbDb db, MdbDbStat* out) {
   MDB_stat st;
   int rc = mdb_stat(Txn(txn_), db.dbi, &st);

@@ -100,6 +100,11 @@ class MdbTxn {
   // returns the first non-OK status `fn` returns.
   Status Scan(MdbDb db,
               const std::function<Status(std::string_view key, std::string_view value)>& fn);
+  // The pairs from the first key >= `from` on, in order, while `fn` returns
+  // true; stops at the first error.
+  Status ScanFrom(
+      MdbDb db, std::string_view from,
+      const std::function<Result<bool>(std::string_view key, std::string_view value)>& fn);
   // Number of keys (not duplicates) and of pairs.
   Status Count(MdbDb db, uint64_t* keys, uint64_t* pairs);
   Status Stat(MdbDb db, MdbDbStat* out);
@@ -118,6 +123,21 @@ class MdbTxn {
   // to back in `data`, under `key` with one MDB_MULTIPLE put. REQUIRES: key
   // greater than every key present, duplicates ascending.
   Status AppendMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size);
+  // DUPFIXED tables: adds `count` duplicates of `size` bytes under `key`, an
+  // existing key or a new one anywhere in key order, with one MDB_MULTIPLE
+  // put. REQUIRES: the duplicates ascending and above those `key` holds.
+  Status AddMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size);
+  // Dup tables: how many duplicates `key` holds (0 when absent), and its
+  // first and last ones (views valid until the next write).
+  struct DupRange {
+    uint64_t count = 0;
+    std::string_view first, last;
+  };
+  Result<DupRange> Dups(MdbDb db, std::string_view key);
+  // Removes `key` with every duplicate it holds; NotFound when absent.
+  Status DeleteKey(MdbDb db, std::string_view key);
+  // Removes the one duplicate `value` of `key`; NotFound when absent.
+  Status DeleteDup(MdbDb db, std::string_view key, std::string_view value);
   // Dup tables: calls `fn` for each duplicate of `key` in duplicate order
   // (none when the key is absent); stops at and returns the first non-OK
   // status `fn` returns.

@@ -15,6 +15,8 @@
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_indexer.h"
+#include "lib/format/mdb/mdb_reader.h"
+#include "lib/idl/idl_cache.h"
 #include "lib/index/sorted_runs.h"
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/schema.h"
@@ -327,6 +329,116 @@ class KeyWriter {
   std::string data_;
 };
 
+using Routes = std::vector<std::optional<std::vector<size_t>>>;  // by adx: target numbers
+
+Status UnknownAdx(const MdbEnv& env, uint64_t id, uint32_t adx) {
+  return Status::Corruption(env.path() + ": id2e entry " + std::to_string(id) +
+                            " uses ad2i number " + std::to_string(adx) + ", which ad2i lacks")
+      .WithOrigin(ErrorOrigin::kDatabase);
+}
+
+Status Multival(const MdbEnv& env) {
+  return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
+      .WithOrigin(ErrorOrigin::kDatabase);
+}
+
+// The cache method: one scan of id2e, inside the write transaction, adds
+// each entry's keys to the ID lists held in an IdlCache; a list leaving the
+// cache (evicted, or at the end in key order) is merged into its key: its
+// IDs go after those the key holds, or the key becomes the range
+// {0, lo, hi} once it would hold more than kMdbMaxIdsPerKey IDs. Gives the
+// sort method's databases (the same pairs, the same ranges).
+Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& routes,
+                   const MdbIndexOptions& options, MdbIndexStats* stats) {
+  std::optional<MdbTxn> txn;
+  uint64_t puts = 0;
+  std::string data;
+  auto merge = [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) -> Status {
+    const MdbDb db = targets[table].db;
+    stats->ids += ids.size();
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn::DupRange have, txn->Dups(db, key));
+    // IDs start at 1: a first duplicate 0 is the range form.
+    const bool range = have.count != 0 && MdbDecodeId(have.first) == 0;
+    data.clear();
+    if (range) {
+      const std::string hi(have.last);
+      if (ids.back() > MdbDecodeId(hi)) {
+        DIRLOAD_RETURN_IF_ERROR(txn->DeleteDup(db, key, hi));
+        data = MdbIdBytes(ids.back());
+      }
+    } else if (have.count + ids.size() > kMdbMaxIdsPerKey) {
+      const uint64_t lo = have.count != 0 ? MdbDecodeId(have.first) : ids.front();
+      if (have.count != 0) DIRLOAD_RETURN_IF_ERROR(txn->DeleteKey(db, key));
+      data = MdbIdBytes(0) + MdbIdBytes(lo) + MdbIdBytes(ids.back());
+      stats->ranges += 1;
+    } else {
+      for (EntryId id : ids) data += MdbIdBytes(id);
+    }
+    if (have.count == 0) stats->keys += 1;
+    puts += data.size() / 8;
+    if (data.empty()) return Status::Ok();
+    return txn->AddMultiple(db, key, data, 8);
+  };
+  IdlCache cache(options.idl_cache_size, merge);
+
+  MdbEntryView e;
+  MdbKeyList keys;
+  std::vector<uint32_t> tables;
+  std::vector<std::string_view> views;
+  uint64_t next = 0;  // the ID the scan goes on from
+  for (bool more = true; more;) {
+    more = false;
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env.Begin(true));
+    txn.emplace(std::move(t));
+    DIRLOAD_RETURN_IF_ERROR(txn->ScanFrom(
+        env.id2e(), MdbIdBytes(next), [&](std::string_view k, std::string_view v) -> Result<bool> {
+          const uint64_t id = Little(k);
+          DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
+          keys.clear();
+          tables.clear();
+          for (const MdbAttributeView& a : e.attributes) {
+            if (a.adx >= routes.size() || !routes[a.adx]) return UnknownAdx(env, id, a.adx);
+            if (a.multival) return Multival(env);
+            for (size_t ti : *routes[a.adx]) {
+              targets[ti].indexer->AddKeys(e.Normalized(a), &keys);
+              tables.resize(keys.size(), static_cast<uint32_t>(ti));
+            }
+          }
+          views.clear();
+          for (size_t i = 0; i < keys.size(); ++i) views.push_back(keys[i]);
+          DIRLOAD_RETURN_IF_ERROR(cache.AddBatch(id, tables, views));
+          ++stats->entries;
+          next = id + 1;
+          // A cursor must not outlive its transaction: stop, commit, go on.
+          if (puts >= options.puts_per_txn) {
+            more = true;
+            return false;
+          }
+          return true;
+        }));
+    DIRLOAD_RETURN_IF_ERROR(txn->Commit());
+    txn.reset();
+    puts = 0;
+  }
+  // What is still held, in key order, committed as it goes.
+  DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env.Begin(true));
+  txn.emplace(std::move(t));
+  DIRLOAD_RETURN_IF_ERROR(
+      cache.Drain([&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
+        DIRLOAD_RETURN_IF_ERROR(merge(table, key, ids));
+        if (puts < options.puts_per_txn) return Status::Ok();
+        puts = 0;
+        DIRLOAD_RETURN_IF_ERROR(txn->Commit());
+        txn.reset();
+        DIRLOAD_ASSIGN_OR_RETURN(MdbTxn next_txn, env.Begin(true));
+        txn.emplace(std::move(next_txn));
+        return Status::Ok();
+      }));
+  DIRLOAD_RETURN_IF_ERROR(txn->Commit());
+  txn.reset();
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
@@ -371,7 +483,7 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     }
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
   }
-  std::vector<std::optional<std::vector<size_t>>> routes;  // by adx
+  Routes routes;
   std::vector<std::pair<size_t, std::string>> ad2i;
   DIRLOAD_RETURN_IF_ERROR(rtxn.Scan(env.ad2i(), [&](std::string_view k, std::string_view v) {
     ad2i.emplace_back(Little(k), std::string(v));
@@ -391,6 +503,12 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
 
   rtxn.Abort();  // one read transaction per thread: each scan opens its own
 
+  if (options.method == IndexMethod::kCache) {
+    DIRLOAD_RETURN_IF_ERROR(BuildCached(env, targets, routes, options, &stats));
+    if (options.sync) DIRLOAD_RETURN_IF_ERROR(env.Sync());
+    return stats;
+  }
+
   // The targets are shared out into groups of about equal weight
   // (substring indexes weigh most). Each group is built by a scan of id2e in
   // its own read transaction, then written; two threads take the next task
@@ -400,7 +518,7 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
   // through the phase; only a few groups' pairs are held at a time.
   struct Group {
     std::vector<size_t> targets;
-    std::vector<std::optional<std::vector<size_t>>> routes;  // by adx, own targets only
+    Routes routes;  // own targets only
     std::unique_ptr<ScopedTempDir> run_dir;
     std::vector<std::string> runs;
     uint64_t entries = 0;
@@ -482,16 +600,8 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
       DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
       ++g.entries;
       for (const MdbAttributeView& a : e.attributes) {
-        if (a.adx >= g.routes.size() || !g.routes[a.adx]) {
-          return Status::Corruption(env.path() + ": id2e entry " + std::to_string(id) +
-                                    " uses ad2i number " + std::to_string(a.adx) +
-                                    ", which ad2i lacks")
-              .WithOrigin(ErrorOrigin::kDatabase);
-        }
-        if (a.multival) {
-          return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
-              .WithOrigin(ErrorOrigin::kDatabase);
-        }
+        if (a.adx >= g.routes.size() || !g.routes[a.adx]) return UnknownAdx(env, id, a.adx);
+        if (a.multival) return Multival(env);
         std::span<const std::string_view> vals = e.Normalized(a);
         for (size_t ti : *g.routes[a.adx]) {
           Target& t = targets[ti];

@@ -36,6 +36,10 @@
 // one group's writes overlap the next one's scan and both cores stay busy.
 // The budget is shared by the two groups scanned at once.
 //
+// MdbIndexOptions::method kCache builds the same databases another way:
+// one scan of id2e inside the write transaction feeds an IdlCache, and each
+// list leaving the cache is merged into its key (BuildCached in the .cc).
+//
 // Thread safety: Build is called by one thread and starts one more; the
 // MdbEnv must not see other writers meanwhile, and the Schema must not
 // change.
@@ -47,6 +51,7 @@
 
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_index_keys.h"
+#include "lib/index/index_builder.h"
 #include "lib/index/index_spec.h"
 #include "lib/util/status.h"
 
@@ -66,6 +71,10 @@ struct MdbIndexOptions {
   size_t memory_budget = size_t{1} << 30;
   // Where run files go (a private directory under it); empty: $TMPDIR or /tmp.
   std::string temp_dir;
+  // kSort (above) or kCache: ID lists held in an IdlCache of
+  // `idl_cache_size` lists and merged into their keys as they leave it.
+  IndexMethod method = IndexMethod::kSort;
+  uint64_t idl_cache_size = 1u << 20;
   // Sync the environment at the end; a load that syncs once when it
   // installs the database (MdbLoad) turns this off.
   bool sync = true;
