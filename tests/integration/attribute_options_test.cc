@@ -17,6 +17,7 @@
 
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
+#include "tests/support/mdb_dump.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -24,17 +25,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::FindProgram;
+using testing::FirstDifference;
+using testing::HaveOpenLdap;
+using testing::MaskId2ePadding;
+using testing::MdbDatabases;
+using testing::MdbDump;
 using testing::ProcessResult;
 using testing::RunDirload;
 using testing::RunProcess;
 using testing::TempDir;
-
-bool HaveOpenLdap() {
-  for (const char* p : {"slapadd", "slapcat", "mdb_dump"}) {
-    if (FindProgram(p).empty()) return false;
-  }
-  return fs::exists("/usr/lib/ldap/back_mdb.la");
-}
 
 #define SKIP_WITHOUT_TOOLS()                                                       \
   do {                                                                             \
@@ -132,98 +131,19 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> ListDbs(const std::string& dir) {
-  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  return Lines(r.out);
-}
-
-std::string Dump(const std::string& dir, const std::string& name) {
-  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 60);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  return r.out;
-}
-
-int HexDigit(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
-
-// The little-endian uint32 at byte `byte` of a hex-printed value.
-uint32_t HexWord(std::string_view hex, size_t byte) {
-  uint32_t w = 0;
-  for (int b = 3; b >= 0; --b) {
-    const size_t at = 2 * (byte + static_cast<size_t>(b));
-    w = w << 8 | static_cast<uint32_t>(HexDigit(hex[at]) << 4 | HexDigit(hex[at + 1]));
-  }
-  return w;
-}
-
-// How much of an id2e value is the entry, the rest being padding: a 16-byte
-// header; per attribute its number, its value count (high bit: normalized
-// copies follow) and a length per value; then the values, each with a NUL.
-size_t UsedId2eBytes(std::string_view hex) {
-  const size_t bytes = hex.size() / 2;
-  if (bytes < 16) return bytes;
-  size_t pos = 16, data = 0;
-  for (uint32_t a = 0, n = HexWord(hex, 0); a < n; ++a) {
-    if (pos + 8 > bytes) return bytes;
-    const uint32_t count = HexWord(hex, pos + 4);
-    pos += 8;
-    const size_t lengths = (count & 0x7fffffff) * ((count & 0x80000000) ? 2 : 1);
-    for (size_t v = 0; v < lengths; ++v) {
-      if (pos + 4 > bytes) return bytes;
-      data += HexWord(hex, pos) + 1;
-      pos += 4;
-    }
-  }
-  return std::min(bytes, pos + data);
-}
-
-// id2e's dump with the padding of every value zeroed (slapd does not clear
-// it; dirload must).
-std::string MaskPadding(const std::string& dump, size_t* dirty) {
-  std::string out;
-  bool header = true, value = false;
-  for (std::string line : Lines(dump)) {
-    if (header) {
-      header = line != "HEADER=END";
-    } else if (!line.empty() && line[0] == ' ') {
-      if (value) {
-        const size_t used = 1 + 2 * UsedId2eBytes(std::string_view(line).substr(1));
-        if (line.find_first_not_of('0', used) != std::string::npos) {
-          ++*dirty;
-          std::fill(line.begin() + static_cast<std::ptrdiff_t>(used), line.end(), '0');
-        }
-      }
-      value = !value;
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
-// "" when equal, else the first differing lines.
-std::string FirstDifference(const std::string& mine, const std::string& theirs) {
-  const std::vector<std::string> a = Lines(mine), b = Lines(theirs);
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    const std::string x = i < a.size() ? a[i] : "<end>", y = i < b.size() ? b[i] : "<end>";
-    if (x != y)
-      return "line " + std::to_string(i + 1) + ": dirload '" + x + "' slapadd '" + y + "'";
-  }
-  return "";
-}
-
 void CompareDatabases(const std::string& theirs, const std::string& mine) {
-  const std::vector<std::string> dbs = ListDbs(theirs);
-  CHECK(ListDbs(mine) == dbs);
+  const std::vector<std::string> dbs = MdbDatabases(theirs);
+  CHECK(MdbDatabases(mine) == dbs);
   for (const char* name : {"ad2i", "id2e", "cn", "description", "givenName", "seeAlso"}) {
     CHECK_MESSAGE(std::find(dbs.begin(), dbs.end(), name) != dbs.end(), name);
   }
   for (const std::string& name : dbs) {
     CAPTURE(name);
-    std::string a = Dump(mine, name), b = Dump(theirs, name);
+    std::string a = MdbDump(mine, name), b = MdbDump(theirs, name);
     if (name == "id2e") {
       size_t mine_dirty = 0, theirs_dirty = 0;
-      a = MaskPadding(a, &mine_dirty);
-      b = MaskPadding(b, &theirs_dirty);
+      a = MaskId2ePadding(a, &mine_dirty);
+      b = MaskId2ePadding(b, &theirs_dirty);
       CHECK_MESSAGE(mine_dirty == 0, "dirload left non-zero padding in id2e");
     }
     CHECK(FirstDifference(a, b) == "");
@@ -315,7 +235,7 @@ TEST_CASE("attribute options oracle: binary sorts among the tags") {
   const std::string expected = Slapcat(theirs);
   CHECK(expected.find("userCertificate;a-b;binary;x-zz:: ") != std::string::npos);
   CHECK(FirstDifference(Slapcat(mine), expected) == "");
-  CHECK(FirstDifference(Dump(mine.dir, "ad2i"), Dump(theirs.dir, "ad2i")) == "");
+  CHECK(FirstDifference(MdbDump(mine.dir, "ad2i"), MdbDump(theirs.dir, "ad2i")) == "");
 }
 
 TEST_CASE("attribute options oracle: undeclared options are refused by both") {

@@ -33,6 +33,7 @@
 #include "bench/ldif_generator.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
+#include "tests/support/mdb_dump.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -40,6 +41,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::FindProgram;
+using testing::FirstDifference;
+using testing::HaveOpenLdap;
+using testing::MaskId2ePadding;
+using testing::MdbDatabases;
+using testing::MdbDump;
 using testing::ProcessResult;
 using testing::ReadFile;
 using testing::RunDirload;
@@ -48,17 +54,10 @@ using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
 
-bool HaveOpenLdap() {
-  for (const char* p : {"slapadd", "slapcat", "slapindex", "slapd", "ldapsearch", "mdb_dump"}) {
-    if (FindProgram(p).empty()) return false;
-  }
-  return fs::exists("/usr/lib/ldap/back_mdb.la");
-}
-
 #define SKIP_WITHOUT_TOOLS()                                                       \
   do {                                                                             \
     REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing()); \
-    if (!HaveOpenLdap()) {                                                         \
+    if (!HaveOpenLdap({"slapindex", "slapd", "ldapsearch"})) {                     \
       MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");               \
       return;                                                                      \
     }                                                                              \
@@ -330,107 +329,6 @@ std::string GenerateLdif(size_t devices, Expected* x) {
 
 // -------------------------------------------------------------- sub-databases
 
-std::vector<std::string> ListDbs(const std::string& dir) {
-  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  std::vector<std::string> names;
-  for (size_t p = 0; p < r.out.size();) {
-    size_t e = r.out.find('\n', p);
-    if (e == std::string::npos) e = r.out.size();
-    if (e > p) names.push_back(r.out.substr(p, e - p));
-    p = e + 1;
-  }
-  return names;
-}
-
-std::string Dump(const std::string& dir, const std::string& name) {
-  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 120);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  return r.out;
-}
-
-int HexDigit(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
-
-// The little-endian uint32 at byte `byte` of a value in hex.
-uint32_t HexWord(std::string_view hex, size_t byte) {
-  uint32_t w = 0;
-  for (int b = 3; b >= 0; --b) {
-    const size_t at = 2 * (byte + static_cast<size_t>(b));
-    w = w << 8 | static_cast<uint32_t>(HexDigit(hex[at]) << 4 | HexDigit(hex[at + 1]));
-  }
-  return w;
-}
-
-// The length of an id2e value (hex, as mdb_dump prints it) before its
-// padding: a 16-byte header, per attribute its number, its value count
-// (high bit: normalized copies follow) and one length per value, then each
-// value with a NUL.
-size_t UnpaddedId2eBytes(std::string_view hex) {
-  const size_t bytes = hex.size() / 2;
-  if (bytes < 16) return bytes;
-  const uint32_t nattrs = HexWord(hex, 0);
-  size_t pos = 16, data = 0;
-  for (uint32_t a = 0; a < nattrs; ++a) {
-    if (pos + 8 > bytes) return bytes;
-    const uint32_t numvals = HexWord(hex, pos + 4);
-    pos += 8;
-    size_t lengths = numvals & 0x7fffffff;
-    if (numvals & 0x80000000) lengths *= 2;
-    for (size_t v = 0; v < lengths; ++v) {
-      if (pos + 4 > bytes) return bytes;
-      data += HexWord(hex, pos) + 1;
-      pos += 4;
-    }
-  }
-  return std::min(bytes, pos + data);
-}
-
-// mdb_dump of id2e with every value's padding bytes zeroed; `*dirty` counts
-// the values whose padding was not zero.
-std::string MaskId2ePadding(const std::string& dump, size_t* dirty) {
-  std::string out;
-  size_t p = dump.find("HEADER=END\n");
-  REQUIRE(p != std::string::npos);
-  p += 11;
-  out = dump.substr(0, p);
-  bool value = false;
-  while (p < dump.size()) {
-    size_t e = dump.find('\n', p);
-    if (e == std::string::npos) e = dump.size();
-    std::string line = dump.substr(p, e - p);
-    p = e + 1;
-    if (!line.empty() && line[0] == ' ') {
-      if (value) {
-        const size_t used = 1 + 2 * UnpaddedId2eBytes(std::string_view(line).substr(1));
-        if (line.find_first_not_of('0', used) != std::string::npos) {
-          ++*dirty;
-          std::fill(line.begin() + static_cast<std::ptrdiff_t>(used), line.end(), '0');
-        }
-      }
-      value = !value;
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
-// "" when equal, else the first differing line of each.
-std::string FirstDifference(const std::string& mine, const std::string& theirs) {
-  if (mine == theirs) return "";
-  size_t line = 1, p = 0;
-  while (true) {
-    size_t a = mine.find('\n', p), b = theirs.find('\n', p);
-    std::string x = mine.substr(p, a == std::string::npos ? a : a - p);
-    std::string y = theirs.substr(p, b == std::string::npos ? b : b - p);
-    if (x != y || a == std::string::npos || b == std::string::npos) {
-      return "line " + std::to_string(line) + ": dirload '" + x.substr(0, 300) + "' slapadd '" +
-             y.substr(0, 300) + "'";
-    }
-    p = a + 1;
-    ++line;
-  }
-}
-
 bool IsIndex(const std::string& name) {
   return name != "ad2i" && name != "dn2i" && name != "id2e" && name != "id2v";
 }
@@ -439,15 +337,15 @@ bool IsIndex(const std::string& name) {
 // slapadd's `theirs` (id2e up to slapd's unzeroed padding, unless
 // `with_id2e` is false).
 void CompareDatabases(const std::string& theirs, const std::string& mine, bool with_id2e = true) {
-  const std::vector<std::string> dbs = ListDbs(theirs);
-  CHECK(ListDbs(mine) == dbs);
+  const std::vector<std::string> dbs = MdbDatabases(theirs);
+  CHECK(MdbDatabases(mine) == dbs);
   for (const char* name : {"ad2i", "dn2i", "id2e", "objectClass", "cn", "name", "uidNumber"}) {
     CHECK_MESSAGE(std::find(dbs.begin(), dbs.end(), name) != dbs.end(), name);
   }
   for (const std::string& name : dbs) {
     if (name == "id2e" && !with_id2e) continue;
     CAPTURE(name);
-    std::string a = Dump(mine, name), b = Dump(theirs, name);
+    std::string a = MdbDump(mine, name), b = MdbDump(theirs, name);
     if (name == "id2e") {
       size_t mine_dirty = 0, theirs_dirty = 0;
       std::string masked = MaskId2ePadding(a, &mine_dirty);
@@ -465,17 +363,17 @@ void CheckSlapindexKeepsIndexes(const TempDir& tmp, const Db& db) {
   Db copy = MakeDb(tmp, "slapindex-copy");
   fs::copy_file(fs::path(db.dir) / "data.mdb", fs::path(copy.dir) / "data.mdb");
   std::vector<std::string> names;
-  for (const std::string& n : ListDbs(copy.dir)) {
+  for (const std::string& n : MdbDatabases(copy.dir)) {
     if (IsIndex(n)) names.push_back(n);
   }
   REQUIRE(names.size() >= 8);
   std::vector<std::string> before;
-  for (const std::string& n : names) before.push_back(Dump(copy.dir, n));
+  for (const std::string& n : names) before.push_back(MdbDump(copy.dir, n));
   ProcessResult r = RunProcess({FindProgram("slapindex"), "-q", "-t", "-f", copy.conf}, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   for (size_t i = 0; i < names.size(); ++i) {
     CAPTURE(names[i]);
-    CHECK(FirstDifference(before[i], Dump(copy.dir, names[i])) == "");
+    CHECK(FirstDifference(before[i], MdbDump(copy.dir, names[i])) == "");
   }
 }
 
@@ -1057,7 +955,7 @@ TEST_CASE("mdb oracle: raw RDNs with escaped and repeated spaces are stored as s
   Slapadd(theirs, ldif);
   ProcessResult add = DirloadAdd(mine, ldif);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
-  CHECK(FirstDifference(Dump(mine.dir, "dn2i"), Dump(theirs.dir, "dn2i")) == "");
+  CHECK(FirstDifference(MdbDump(mine.dir, "dn2i"), MdbDump(theirs.dir, "dn2i")) == "");
   auto dns = [](const std::string& ldif_text) {
     std::string out;
     for (const std::string& r : SplitRecords(ldif_text)) out += r.substr(0, r.find('\n')) + "\n";

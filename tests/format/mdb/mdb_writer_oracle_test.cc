@@ -24,21 +24,21 @@
 #include "lib/schema/dn.h"
 #include "lib/schema/schema.h"
 #include "tests/support/child_process.h"
+#include "tests/support/mdb_dump.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::mdb {
 namespace {
 
 using dirload::testing::FindProgram;
+using dirload::testing::FirstDifference;
+using dirload::testing::HaveOpenLdap;
+using dirload::testing::MdbDatabases;
+using dirload::testing::MdbDump;
 using dirload::testing::RunProcess;
 using dirload::testing::TempDir;
 
 const char* const kSuffix = "dc=example,dc=com";
-
-bool HaveOpenLdap() {
-  return !FindProgram("slapadd").empty() && !FindProgram("slapcat").empty() &&
-         !FindProgram("mdb_dump").empty() && std::filesystem::exists("/usr/lib/ldap/back_mdb.la");
-}
 
 std::string SlapdConf(const std::string& dir, const std::vector<std::string>& index_lines,
                       const std::string& globals = "") {
@@ -139,26 +139,6 @@ std::string RawLdif() {
       "ou: Glue\n\n"
       "dn: cn=Under Glue,ou=Glue,dc=example,dc=com\nobjectClass: device\ncn: Under Glue\n\n";
   return ldif;
-}
-
-std::string Dump(const std::string& dir, const std::string& name) {
-  auto r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 60);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  return r.out;
-}
-
-std::vector<std::string> ListDbs(const std::string& dir) {
-  auto r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  std::vector<std::string> names;
-  size_t p = 0;
-  while (p < r.out.size()) {
-    size_t e = r.out.find('\n', p);
-    if (e == std::string::npos) e = r.out.size();
-    if (e > p) names.push_back(r.out.substr(p, e - p));
-    p = e + 1;
-  }
-  return names;
 }
 
 // Runs slapadd (and returns its conf path) on `ldif` into a new directory.
@@ -292,33 +272,16 @@ size_t CompareId2e(const std::string& slapd_dir, const std::string& mine_dir) {
   return dirty_padding;
 }
 
-// "" when equal, else the first differing line of each (mdb_dump prints
-// one key or value per line).
-std::string FirstDifference(const std::string& mine, const std::string& theirs) {
-  if (mine == theirs) return "";
-  size_t line = 0, p = 0;
-  while (true) {
-    size_t a = mine.find('\n', p), b = theirs.find('\n', p);
-    std::string x = mine.substr(p, a == std::string::npos ? a : a - p);
-    std::string y = theirs.substr(p, b == std::string::npos ? b : b - p);
-    if (x != y || a == std::string::npos || b == std::string::npos) {
-      return "line " + std::to_string(line + 1) + ": dirload '" + x + "' slapadd '" + y + "'";
-    }
-    p = a + 1;
-    ++line;
-  }
-}
-
 void CompareAll(const std::string& slapd_dir, const std::string& mine_dir) {
-  std::vector<std::string> dbs = ListDbs(slapd_dir);
-  CHECK(ListDbs(mine_dir) == dbs);
+  std::vector<std::string> dbs = MdbDatabases(slapd_dir);
+  CHECK(MdbDatabases(mine_dir) == dbs);
   for (const char* name : {"ad2i", "dn2i", "id2e", "id2v", "cn", "objectClass", "uidNumber"}) {
     CHECK(std::find(dbs.begin(), dbs.end(), name) != dbs.end());
   }
   for (const std::string& name : dbs) {
     if (name == "id2e") continue;
     CAPTURE(name);
-    CHECK(FirstDifference(Dump(mine_dir, name), Dump(slapd_dir, name)) == "");
+    CHECK(FirstDifference(MdbDump(mine_dir, name), MdbDump(slapd_dir, name)) == "");
   }
   size_t dirty = CompareId2e(slapd_dir, mine_dir);
   MESSAGE("slapd entries with non-zero id2e padding: " << dirty);
@@ -448,25 +411,25 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexWriter write the
 
     // slapindex rebuilding every index of that database changes nothing.
     std::vector<std::string> before;
-    for (const std::string& name : wo.index_names) before.push_back(Dump(dir, name));
+    for (const std::string& name : wo.index_names) before.push_back(MdbDump(dir, name));
     std::string conf = tmp.Write("mine.conf", SlapdConf(dir, kIndexLines));
     auto r = RunProcess({FindProgram("slapindex"), "-q", "-t", "-f", conf}, 60);
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     for (size_t i = 0; i < before.size(); ++i) {
       CAPTURE(wo.index_names[i]);
-      CHECK(Dump(dir, wo.index_names[i]) == before[i]);
+      CHECK(MdbDump(dir, wo.index_names[i]) == before[i]);
     }
     // And dirload's own rebuild gives the same again, also when every entry
     // spills a sorted run that is merged at the end.
     write_indexes(dir, true);
     for (size_t i = 0; i < before.size(); ++i) {
       CAPTURE(wo.index_names[i]);
-      CHECK(Dump(dir, wo.index_names[i]) == before[i]);
+      CHECK(MdbDump(dir, wo.index_names[i]) == before[i]);
     }
     write_indexes(dir, true, 1);
     for (size_t i = 0; i < before.size(); ++i) {
       CAPTURE(wo.index_names[i]);
-      CHECK(Dump(dir, wo.index_names[i]) == before[i]);
+      CHECK(MdbDump(dir, wo.index_names[i]) == before[i]);
     }
   }
 
@@ -557,7 +520,7 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
   }
   for (const char* name : {"cn", "uidNumber", "objectClass"}) {
     CAPTURE(name);
-    CHECK(Dump(dir, name) != Dump(tmp.File("db1"), name));
+    CHECK(MdbDump(dir, name) != MdbDump(tmp.File("db1"), name));
   }
 }
 
@@ -608,10 +571,10 @@ TEST_CASE("mdb writer oracle: a key over 65,535 IDs becomes slapadd's range") {
   CHECK(stats->ranges >= 2);  // device and top
   CHECK(stats->runs >= 3);
   env->reset();
-  std::string mine = Dump(dir, "objectClass");
-  CHECK(FirstDifference(mine, Dump(tmp.File("slapd"), "objectClass")) == "");
+  std::string mine = MdbDump(dir, "objectClass");
+  CHECK(FirstDifference(mine, MdbDump(tmp.File("slapd"), "objectClass")) == "");
   // The dn2i tree of the flat directory matches too.
-  CHECK(FirstDifference(Dump(dir, "dn2i"), Dump(tmp.File("slapd"), "dn2i")) == "");
+  CHECK(FirstDifference(MdbDump(dir, "dn2i"), MdbDump(tmp.File("slapd"), "dn2i")) == "");
 }
 
 }  // namespace

@@ -1,0 +1,121 @@
+#include "tests/support/mdb_dump.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
+#include "tests/support/child_process.h"
+
+namespace dirload::testing {
+namespace {
+
+int HexDigit(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
+
+// The little-endian uint32 at byte `byte` of a value printed in hex.
+uint32_t HexWord(std::string_view hex, size_t byte) {
+  uint32_t w = 0;
+  for (int b = 3; b >= 0; --b) {
+    const size_t at = 2 * (byte + static_cast<size_t>(b));
+    w = w << 8 | static_cast<uint32_t>(HexDigit(hex[at]) << 4 | HexDigit(hex[at + 1]));
+  }
+  return w;
+}
+
+// The length of an id2e value before its padding: a 16-byte header, per
+// attribute its number, its value count (high bit: normalized copies
+// follow) and one length per value, then each value with a NUL.
+size_t UnpaddedId2eBytes(std::string_view hex) {
+  const size_t bytes = hex.size() / 2;
+  if (bytes < 16) return bytes;
+  const uint32_t nattrs = HexWord(hex, 0);
+  size_t pos = 16, data = 0;
+  for (uint32_t a = 0; a < nattrs; ++a) {
+    if (pos + 8 > bytes) return bytes;
+    const uint32_t numvals = HexWord(hex, pos + 4);
+    pos += 8;
+    size_t lengths = numvals & 0x7fffffff;
+    if (numvals & 0x80000000) lengths *= 2;
+    for (size_t v = 0; v < lengths; ++v) {
+      if (pos + 4 > bytes) return bytes;
+      data += HexWord(hex, pos) + 1;
+      pos += 4;
+    }
+  }
+  return std::min(bytes, pos + data);
+}
+
+}  // namespace
+
+bool HaveOpenLdap(const std::vector<std::string>& programs) {
+  for (const char* p : {"slapadd", "slapcat", "mdb_dump"}) {
+    if (FindProgram(p).empty()) return false;
+  }
+  for (const std::string& p : programs) {
+    if (FindProgram(p).empty()) return false;
+  }
+  return std::filesystem::exists("/usr/lib/ldap/back_mdb.la");
+}
+
+std::vector<std::string> MdbDatabases(const std::string& dir) {
+  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
+  if (r.exit_code != 0) return {"mdb_dump -l failed: " + r.Describe()};
+  std::vector<std::string> names;
+  for (size_t p = 0; p < r.out.size();) {
+    size_t e = r.out.find('\n', p);
+    if (e == std::string::npos) e = r.out.size();
+    if (e > p) names.push_back(r.out.substr(p, e - p));
+    p = e + 1;
+  }
+  return names;
+}
+
+std::string MdbDump(const std::string& dir, const std::string& name) {
+  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 120);
+  if (r.exit_code != 0) return "mdb_dump -s " + name + " failed: " + r.Describe();
+  return r.out;
+}
+
+std::string MaskId2ePadding(const std::string& dump, size_t* dirty) {
+  size_t p = dump.find("HEADER=END\n");
+  if (p == std::string::npos) return dump;
+  p += 11;
+  std::string out = dump.substr(0, p);
+  bool value = false;  // lines alternate: key, value
+  while (p < dump.size()) {
+    size_t e = dump.find('\n', p);
+    if (e == std::string::npos) e = dump.size();
+    std::string line = dump.substr(p, e - p);
+    p = e + 1;
+    if (!line.empty() && line[0] == ' ') {
+      if (value) {
+        const size_t used = 1 + 2 * UnpaddedId2eBytes(std::string_view(line).substr(1));
+        if (line.find_first_not_of('0', used) != std::string::npos) {
+          ++*dirty;
+          std::fill(line.begin() + static_cast<std::ptrdiff_t>(used), line.end(), '0');
+        }
+      }
+      value = !value;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string FirstDifference(const std::string& mine, const std::string& theirs) {
+  if (mine == theirs) return "";
+  size_t line = 1, p = 0;
+  while (true) {
+    size_t a = mine.find('\n', p), b = theirs.find('\n', p);
+    std::string x = mine.substr(p, a == std::string::npos ? a : a - p);
+    std::string y = theirs.substr(p, b == std::string::npos ? b : b - p);
+    if (x != y || a == std::string::npos || b == std::string::npos) {
+      return "line " + std::to_string(line) + ": dirload '" + x.substr(0, 300) + "' slapadd '" +
+             y.substr(0, 300) + "'";
+    }
+    p = a + 1;
+    ++line;
+  }
+}
+
+}  // namespace dirload::testing

@@ -1,0 +1,35 @@
+// Reading slapd's back-mdb databases in oracle tests through lmdb-utils'
+// mdb_dump, as an operator would compare two databases: the sub-databases
+// listed, each one dumped, and id2e values compared up to their padding
+// (slapd reserves the padding bytes and leaves them as they were; dirload
+// zeroes them).
+//
+// A failing mdb_dump does not abort the test here: the functions return
+// text that names the failure, so the comparison that uses it fails and
+// shows it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dirload::testing {
+
+// True when slapadd, slapcat, mdb_dump (and the other `programs`) and
+// slapd's back_mdb module are installed.
+bool HaveOpenLdap(const std::vector<std::string>& programs = {});
+
+// `mdb_dump -l DIR`: the names of the sub-databases.
+std::vector<std::string> MdbDatabases(const std::string& dir);
+// `mdb_dump -s NAME DIR`.
+std::string MdbDump(const std::string& dir, const std::string& name);
+
+// An mdb_dump of id2e with every value's padding bytes set to zero;
+// *dirty counts the values whose padding was not zero.
+std::string MaskId2ePadding(const std::string& dump, size_t* dirty);
+
+// "" when equal, else the first differing line of each (mdb_dump prints one
+// key or value per line).
+std::string FirstDifference(const std::string& mine, const std::string& theirs);
+
+}  // namespace dirload::testing
