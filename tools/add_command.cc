@@ -2,8 +2,10 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "ldif/reader.h"
+#include "lib/pipeline/database_lock.h"
 #include "lib/pipeline/entry_checker.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
@@ -110,6 +112,13 @@ int RunAdd(AddArgs a) {
   ldif::Reader reader(std::move(*source), reader_options);
 
   DatabaseFormat format = DatabaseFormat::kNative;
+  // One writer per database: held until this command ends.
+  std::optional<DatabaseLock> lock;
+  if (!a.dry_run) {
+    Result<DatabaseLock> locked = DatabaseLock::Acquire(db->dir);
+    if (!locked.ok()) return ReportError(locked.status());
+    lock.emplace(std::move(*locked));
+  }
   if (!a.dry_run) {
     // Berkeley DB asked for: dirload's own format, the only one it holds.
     std::string_view requested = a.format;

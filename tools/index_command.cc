@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/pipeline/database_lock.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/mdb_load.h"
@@ -149,6 +151,14 @@ int RunIndex(IndexArgs a) {
   // The format first: the native checks below refuse slapd's database.
   Result<DatabaseFormat> format = DetectDatabaseFormat(db->dir);
   if (!format.ok()) return ReportError(format.status());
+  // One writer per database, held until this command ends; --check only
+  // reads.
+  std::optional<DatabaseLock> lock;
+  if (!a.check_only) {
+    Result<DatabaseLock> locked = DatabaseLock::Acquire(db->dir);
+    if (!locked.ok()) return ReportError(locked.status());
+    lock.emplace(std::move(*locked));
+  }
   if (*format == DatabaseFormat::kMdb) return RunIndexMdb(a, *db, **schema, *options);
 
   StoreOptions so = db->store_options;
