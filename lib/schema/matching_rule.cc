@@ -21,8 +21,8 @@ constexpr std::string_view kNumericString = "1.3.6.1.4.1.1466.115.121.1.36";
 constexpr std::string_view kUuid = "1.3.6.1.1.16.1";
 constexpr std::string_view kCsn = "1.3.6.1.4.1.4203.666.11.2.1";
 
-// Rules whose values dirload cannot take apart (certificates, presentation
-// addresses, CSNs, authz rules) compare as octet strings: equal bytes are
+// Rules whose values dirload cannot take apart (certificate lists and pairs,
+// presentation addresses, CSNs, authz rules) compare as octet strings: equal bytes are
 // equal values, which is exact for the canonical encodings those syntaxes use.
 constexpr std::array kRules = {
     MatchingRule{"2.5.13.0", "objectIdentifierMatch", U::kEquality, N::kObjectIdentifier, kOid},
@@ -76,7 +76,7 @@ constexpr std::array kRules = {
                  kInteger},
     MatchingRule{"2.5.13.30", "objectIdentifierFirstComponentMatch", U::kEquality, N::kOctetString,
                  kOid},
-    MatchingRule{"2.5.13.34", "certificateExactMatch", U::kEquality, N::kOctetString,
+    MatchingRule{"2.5.13.34", "certificateExactMatch", U::kEquality, N::kCertificate,
                  "1.3.6.1.1.15.1"},
     MatchingRule{"2.5.13.35", "certificateMatch", U::kEquality, N::kOctetString, "1.3.6.1.1.15.2"},
     MatchingRule{"2.5.13.38", "certificateListExactMatch", U::kEquality, N::kOctetString,

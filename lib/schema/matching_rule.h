@@ -41,6 +41,7 @@ enum class Normalizer : uint8_t {
   kGeneralizedTime,    // UTC, "YYYYMMDDHHMMSS[.fraction]Z"
   kBitString,          // '0101'B, validated
   kUuid,               // lower-case 8-4-4-4-12 hex
+  kCertificate,        // "{ serialNumber '..'H, issuer rdnSequence:\"DN\" }" (x509_name.h)
 };
 
 struct MatchingRule {

@@ -4,6 +4,7 @@
 #include "lib/schema/dn.h"
 #include "lib/schema/generalized_time.h"
 #include "lib/schema/schema.h"
+#include "lib/schema/x509_name.h"
 
 namespace dirload {
 namespace {
@@ -197,6 +198,8 @@ Status Normalize(const Schema& schema, Normalizer normalizer, std::string_view v
       return NormalizeBitString(v, out);
     case Normalizer::kUuid:
       return NormalizeUuid(v, out);
+    case Normalizer::kCertificate:
+      return NormalizeCertificateExact(schema, v, out);
   }
   return Status::Internal("unknown normaliser");
 }

@@ -25,11 +25,16 @@
 //                      unknown descriptors are lower-cased.
 //   kGeneralizedTime   generalized_time.h.
 //   kUuid              lower-case hex.
+//   kCertificate       certificateExactMatch: the DER certificate's serial
+//                      number and issuer, as slapd writes them
+//                      ("{ serialNumber '1'H, issuer rdnSequence:"cn=ca" }",
+//                      x509_name.h).
 //   kOctetString, kBitString  the value itself (bit strings are validated).
 //
 // Errors (InvalidArgument) mean the rule cannot produce a key: malformed
 // UTF-8 for the Unicode string rules, an invalid DN, an unparsable time,
-// integer or UUID, an empty telephone or numeric string. Whether slapadd would
+// integer or UUID, an empty telephone or numeric string, a certificate that
+// does not parse or whose issuer is not a valid DN. Whether slapadd would
 // reject the entry for it is SlapaddRejectsUnnormalizable's business.
 //
 // Thread safety: pure functions of their arguments; the Schema is only read.
@@ -73,7 +78,10 @@ Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType
 // Whether slapadd 2.5 rejects an entry whose value has no key under a rule
 // with this normaliser. It does for the Unicode string rules (malformed
 // UTF-8), postal addresses, DNs and unique members, generalized times, UUIDs,
-// and telephone or numeric strings left empty once spaces (and hyphens) are
+// certificates (a non-minimal serial number, an issuer naming an undefined
+// attribute type or holding an invalid value; a value that is no certificate
+// at all slapadd keys from whatever memory follows it, dirload refuses), and
+// telephone or numeric strings left empty once spaces (and hyphens) are
 // removed. It does not for integers, booleans, bit strings and OIDs: slapadd
 // stores "uidNumber: abc" or "hasSubordinates: maybe" as written, where
 // dirload has no key for them. A loader mirroring slapadd rejects an entry
