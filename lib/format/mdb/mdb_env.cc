@@ -306,29 +306,9 @@ Status MdbTxn::ScanFrom(MdbDb db, std::string_view from,
 }
 
 Status MdbTxn::AddMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size) {
-  if (size == 0 || data.size() % size != 0 || data.empty()) {
-    return Status::InvalidArgument("AddMultiple: data is not a whole number of items");
-  }
-  MDB_cursor* c = nullptr;
-  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
-  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
-  MDB_val k = Val(key);
-  MDB_val items[2];
-  items[0].mv_size = size;
-  items[0].mv_data = const_cast<char*>(data.data());
-  items[1].mv_size = data.size() / size;
-  items[1].mv_data = nullptr;
   // APPENDDUP alone: the key is found wherever it is, the duplicates go
   // after those it holds.
-  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | MDB_APPENDDUP);
-  size_t stored = items[1].mv_size;
-  mdb_cursor_close(c);
-  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_put(multiple)");
-  if (stored != data.size() / size) {
-    return Status::Internal("AddMultiple: LMDB stored " + std::to_string(stored) + " of " +
-                            std::to_string(data.size() / size) + " items");
-  }
-  return Status::Ok();
+  return PutMultiple(db, key, data, size, MDB_APPENDDUP, "AddMultiple");
 }
 
 Result<MdbTxn::DupRange> MdbTxn::Dups(MdbDb db, std::string_view key) {
@@ -445,8 +425,13 @@ Status MdbTxn::ReplaceDup(MdbDb db, std::string_view key, std::string_view value
 }
 
 Status MdbTxn::AppendMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size) {
+  return PutMultiple(db, key, data, size, MDB_APPEND | MDB_APPENDDUP, "AppendMultiple");
+}
+
+Status MdbTxn::PutMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size,
+                           unsigned flags, const char* what) {
   if (size == 0 || data.size() % size != 0 || data.empty()) {
-    return Status::InvalidArgument("AppendMultiple: data is not a whole number of items");
+    return Status::InvalidArgument(std::string(what) + ": data is not a whole number of items");
   }
   MDB_cursor* c = nullptr;
   int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
@@ -457,13 +442,13 @@ Status MdbTxn::AppendMultiple(MdbDb db, std::string_view key, std::string_view d
   items[0].mv_data = const_cast<char*>(data.data());
   items[1].mv_size = data.size() / size;
   items[1].mv_data = nullptr;
-  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | MDB_APPEND | MDB_APPENDDUP);
+  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | flags);
   // LMDB reports how many items it stored in items[1].mv_size.
   size_t stored = items[1].mv_size;
   mdb_cursor_close(c);
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_put(multiple)");
   if (stored != data.size() / size) {
-    return Status::Internal("AppendMultiple: LMDB stored " + std::to_string(stored) + " of " +
+    return Status::Internal(std::string(what) + ": LMDB stored " + std::to_string(stored) + " of " +
                             std::to_string(data.size() / size) + " items");
   }
   return Status::Ok();

@@ -153,6 +153,9 @@ class MdbTxn {
   void Abort();
 
  private:
+  // One MDB_MULTIPLE put of `data` (items of `size` bytes) with `flags`.
+  Status PutMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size,
+                     unsigned flags, const char* what);
   friend class MdbEnv;
   MdbTxn(const MdbEnv* env, void* txn) : env_(env), txn_(txn) {}
   const MdbEnv* env_ = nullptr;
