@@ -26,7 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FindProgram;
 using testing::FirstDifference;
-using testing::HaveOpenLdap;
 using testing::MaskId2ePadding;
 using testing::MdbDatabases;
 using testing::MdbDump;
@@ -35,14 +34,7 @@ using testing::RunDirload;
 using testing::RunProcess;
 using testing::TempDir;
 
-#define SKIP_WITHOUT_TOOLS()                                                       \
-  do {                                                                             \
-    REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing()); \
-    if (!HaveOpenLdap()) {                                                         \
-      MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");               \
-      return;                                                                      \
-    }                                                                              \
-  } while (0)
+#define SKIP_WITHOUT_TOOLS() DIRLOAD_SKIP_WITHOUT_OPENLDAP()
 
 constexpr char kOptions[] = "attributeoptions x- lang-\nattributeoptions phonetic a-\n";
 

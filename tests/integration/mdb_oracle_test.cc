@@ -42,7 +42,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FindProgram;
 using testing::FirstDifference;
-using testing::HaveOpenLdap;
 using testing::MaskId2ePadding;
 using testing::MdbDatabases;
 using testing::MdbDump;
@@ -54,14 +53,7 @@ using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
 
-#define SKIP_WITHOUT_TOOLS()                                                       \
-  do {                                                                             \
-    REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing()); \
-    if (!HaveOpenLdap({"slapindex", "slapd", "ldapsearch"})) {                     \
-      MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");               \
-      return;                                                                      \
-    }                                                                              \
-  } while (0)
+#define SKIP_WITHOUT_TOOLS() DIRLOAD_SKIP_WITHOUT_OPENLDAP("slapindex", "slapd", "ldapsearch")
 
 const std::vector<std::string> kIndexLines = {
     "objectClass eq",    "cn,sn,mail,uid eq,sub",  "name eq",          "uidNumber,gidNumber eq",
