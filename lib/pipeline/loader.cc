@@ -239,12 +239,15 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   EncodeValues(values, &item->encoded_values);
   item->normalized.resize(item->prepared.values.size());
   item->has_normalized.assign(item->prepared.values.size(), 0);
+  // The checks' normalizations live in this worker's checker until its next
+  // entry: used here, never carried to the writing thread.
+  std::vector<const std::string*> equalities;
+  equalities.swap(item->prepared.normalized);
   if (local->normalizer == nullptr) return;
   for (size_t i = 0; i < item->prepared.values.size(); ++i) {
     const auto& [description, value] = item->prepared.values[i];
     bool stored = false;
-    const std::string* equality =
-        i < item->prepared.normalized.size() ? item->prepared.normalized[i] : nullptr;
+    const std::string* equality = i < equalities.size() ? equalities[i] : nullptr;
     Status st =
         local->normalizer->Normalize(description, value, equality, &item->normalized[i], &stored);
     if (!st.ok()) {
