@@ -17,6 +17,7 @@
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_checker.h"
+#include "lib/schema/ascii.h"
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/matching_rule.h"
@@ -185,12 +186,8 @@ class MdbValueNormalizer final : public EntrySink::ValueNormalizer {
     bool dn = false;                      // distinguishedNameMatch
     bool reuse = false;                   // the checks' equality normalization is slapd's copy
   };
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
   template <typename V>
-  using Map = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+  using Map = std::unordered_map<std::string, V, schema_internal::StringHash, std::equal_to<>>;
   // Bounds the DN memo (a few MB per worker).
   static constexpr size_t kMaxDns = 32768;
 

@@ -18,6 +18,7 @@
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/idl/idl_cache.h"
 #include "lib/index/sorted_runs.h"
+#include "lib/schema/ascii.h"
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/schema.h"
 #include "lib/schema/syntax.h"
@@ -25,19 +26,8 @@
 namespace dirload::mdb {
 namespace {
 
-uint64_t Little(std::string_view b) {
-  uint64_t v = 0;
-  for (size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
-  return v;
-}
-
 // Groups of index databases built one after another (see Build).
 constexpr size_t kGroups = 4;
-
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
 
 // Key numbering: most keys are hashes of 4 or 8 bytes, so keys of up to 8
 // bytes are looked up in an open-addressing table on their packed bytes
@@ -95,7 +85,7 @@ class KeyNumbers {
 
   std::vector<Slot> slots_;
   size_t used_ = 0;
-  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> long_;
+  std::unordered_map<std::string, uint32_t, schema_internal::StringHash, std::equal_to<>> long_;
 };
 
 // One index database being built.
@@ -392,7 +382,7 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
     txn.emplace(std::move(t));
     DIRLOAD_RETURN_IF_ERROR(txn->ScanFrom(
         env.id2e(), MdbIdBytes(next), [&](std::string_view k, std::string_view v) -> Result<bool> {
-          const uint64_t id = Little(k);
+          const uint64_t id = MdbDecodeId(k);
           DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
           keys.clear();
           tables.clear();
@@ -477,7 +467,7 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
   {
     std::string_view last_key, last_value;
     Status st = rtxn.Last(env.id2e(), &last_key, &last_value);
-    if (st.ok() && Little(last_key) > 0xffffffffu) {
+    if (st.ok() && MdbDecodeId(last_key) > 0xffffffffu) {
       return Status::Unsupported(env.path() + ": entry IDs beyond 2^32 - 1")
           .WithOrigin(ErrorOrigin::kDatabase);
     }
@@ -486,7 +476,7 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
   Routes routes;
   std::vector<std::pair<size_t, std::string>> ad2i;
   DIRLOAD_RETURN_IF_ERROR(rtxn.Scan(env.ad2i(), [&](std::string_view k, std::string_view v) {
-    ad2i.emplace_back(Little(k), std::string(v));
+    ad2i.emplace_back(MdbDecodeId(k), std::string(v));
     return Status::Ok();
   }));
   for (auto& [n, text] : ad2i) {
@@ -596,7 +586,7 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     MdbKeyList keys;
     DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(false));
     DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
-      uint64_t id = Little(k);
+      uint64_t id = MdbDecodeId(k);
       DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
       ++g.entries;
       for (const MdbAttributeView& a : e.attributes) {

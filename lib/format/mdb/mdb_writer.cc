@@ -8,18 +8,13 @@
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_index_keys.h"
 #include "lib/format/mdb/mdb_normalized.h"
+#include "lib/format/mdb/mdb_reader.h"
 #include "lib/schema/schema.h"
 
 namespace dirload::mdb {
 namespace {
 
 constexpr std::string_view kObjectClassOid = "2.5.4.0";
-
-uint64_t Little64(std::string_view b) {
-  uint64_t v = 0;
-  for (size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
-  return v;
-}
 
 std::string Ad2iKey(uint32_t n) {
   std::string k(4, '\0');
@@ -83,13 +78,13 @@ Status MdbLoadWriter::ReadExisting() {
                                 " bytes")
           .WithOrigin(ErrorOrigin::kDatabase);
     }
-    ad2i_[std::string(v)] = static_cast<uint32_t>(Little64(k));
+    ad2i_[std::string(v)] = static_cast<uint32_t>(MdbDecodeId(k));
     return Status::Ok();
   }));
   std::string_view key, value;
   Status st = txn.Last(env_->id2e(), &key, &value);
   if (st.ok()) {
-    last_id_ = Little64(key);
+    last_id_ = MdbDecodeId(key);
   } else if (st.code() != StatusCode::kNotFound) {
     return st;
   }

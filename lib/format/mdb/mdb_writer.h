@@ -38,6 +38,7 @@
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
+#include "lib/schema/ascii.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -181,11 +182,8 @@ class MdbLoadWriter {
     bool has_last = false;
     std::string last_value, last_normalized;
   };
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  std::unordered_map<std::string, Description, StringHash, std::equal_to<>> descriptions_;
+  std::unordered_map<std::string, Description, schema_internal::StringHash, std::equal_to<>>
+      descriptions_;
   // Encode's scratch, kept from entry to entry.
   struct Record {
     Description* d = nullptr;
