@@ -10,7 +10,9 @@
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
 #include "lib/pipeline/mdb_load.h"
+#include "lib/pipeline/mdb_rebuild.h"
 #include "lib/pipeline/run_stats.h"
+#include "lib/pipeline/write_guard.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
@@ -72,6 +74,32 @@ class RejectFile final : public RejectSink {
   std::ofstream out_;
 };
 
+// A native load that failed: reports `error`, closes the store and rolls the
+// database back (an append to the copy taken before it, a new load to
+// nothing), saying what happened to the database.
+int RollBack(const Status& error, const std::string& dir, std::optional<WriteGuard>* guard,
+             std::unique_ptr<Store>* store) {
+  int code = ReportError(error);
+  if (store != nullptr) store->reset();
+  if (!guard->has_value()) return code;
+  const bool append = (*guard)->kind() == WorkKind::kAppend;
+  Status undone = (*guard)->RollBack();
+  guard->reset();
+  if (!undone.ok()) {
+    std::fprintf(stderr, "dirload: %s\n", undone.message().c_str());
+    std::fprintf(stderr, "dirload: %s could not be rolled back now; run 'dirload recover' on it\n",
+                 dir.c_str());
+    return code;
+  }
+  if (append) {
+    std::fprintf(stderr, "dirload: the append was rolled back: %s is as it was before it\n",
+                 dir.c_str());
+  } else {
+    std::fprintf(stderr, "dirload: the load was undone: %s holds no database\n", dir.c_str());
+  }
+  return code;
+}
+
 int RunAdd(AddArgs a) {
   Result<int> debug = ParseDebugLevel(a.tool.debug);
   if (!debug.ok()) return ReportError(debug.status());
@@ -129,11 +157,29 @@ int RunAdd(AddArgs a) {
   }
   std::unique_ptr<Store> store;
   std::unique_ptr<MdbLoad> mdb_load;
+  std::optional<WriteGuard> guard;
   if (!a.dry_run && format == DatabaseFormat::kMdb) {
     if (db->backend == Backend::kBdb) {
       return ReportError(Status::InvalidArgument("slapd's back-mdb format is LMDB only: use "
                                                  "--format native with --backend bdb")
                              .WithOrigin(ErrorOrigin::kUsage));
+    }
+    if (!a.no_index && index_config->empty()) {
+      // slapd records no index configuration: without one, the appended
+      // entries would be missing from the indexes the database has.
+      Result<MdbIndexPlan> existing =
+          PlanMdbIndexRebuild(db->dir, **schema, *index_config, {}, false);
+      if (existing.ok() && !existing->unconfigured.empty()) {
+        std::string names;
+        for (const std::string& n : existing->unconfigured)
+          names += (names.empty() ? "" : ", ") + n;
+        return ReportError(
+            Status::InvalidArgument(db->dir + " has indexes (" + names +
+                                    ") but no index configuration was given: give the "
+                                    "configuration (-f, -F or --index) so that the appended "
+                                    "entries are indexed, or --no-index")
+                .WithOrigin(ErrorOrigin::kUsage));
+      }
     }
     MdbLoadOptions mo = MdbLoadOptionsFor(
         *db, a.no_index ? std::vector<IndexSpec>() : index_config->specs(), *index_options);
@@ -147,11 +193,27 @@ int RunAdd(AddArgs a) {
                    "'dirload index' builds them\n");
     }
   } else if (!a.dry_run) {
+    Result<WriteGuard> begun = WriteGuard::BeginLoad(db->dir, db->backend, db->store_options);
+    if (!begun.ok()) return ReportError(begun.status());
+    guard.emplace(std::move(*begun));
+    if (a.db.verbose && guard->kind() == WorkKind::kAppend) {
+      std::fprintf(stderr, "dirload: kept a copy of the database to go back to (%llu MB, %.2f s)\n",
+                   static_cast<unsigned long long>(guard->copied_bytes() >> 20),
+                   guard->copy_seconds());
+    }
     StoreOptions so = db->store_options;
     so.create = true;
     Result<std::unique_ptr<Store>> opened = Store::Open(db->backend, db->dir, so);
-    if (!opened.ok()) return ReportError(opened.status());
+    if (!opened.ok()) return RollBack(opened.status(), db->dir, &guard, nullptr);
     store = std::move(*opened);
+    // An append without an index configuration keeps the database's own, so
+    // that the appended entries are indexed like the others.
+    if (guard->kind() == WorkKind::kAppend && db->index_lines.empty()) {
+      Result<std::vector<IndexConfig::Line>> recorded = RecordedIndexLines(store.get());
+      if (!recorded.ok()) return RollBack(recorded.status(), db->dir, &guard, &store);
+      index_config = IndexConfig::Parse(**schema, *recorded);
+      if (!index_config.ok()) return RollBack(index_config.status(), db->dir, &guard, &store);
+    }
   }
 
   std::unique_ptr<RejectSink> rejects;
@@ -190,17 +252,7 @@ int RunAdd(AddArgs a) {
     std::fprintf(stderr, "dirload: nothing was changed in %s\n", db->dir.c_str());
     return code;
   }
-  if (!summary.ok()) {
-    int code = ReportError(summary.status());
-    // A refused database already said what to do.
-    if (store && code != kExitRefused && code != kExitUsage) {
-      std::fprintf(stderr,
-                   "dirload: the database in %s is incomplete (state 'loading'); remove it and "
-                   "load again\n",
-                   db->dir.c_str());
-    }
-    return code;
-  }
+  if (!summary.ok()) return RollBack(summary.status(), db->dir, &guard, &store);
 
   RunStats stats;
   stats.command = "add";
@@ -244,14 +296,24 @@ int RunAdd(AddArgs a) {
     PhaseClock clock2;
     Indexer indexer(store.get(), schema->get(), &*index_config, &progress);
     Result<IndexRunSummary> built = indexer.Run(*index_options);
-    if (!built.ok()) {
-      int code = ReportError(built.status());
-      std::fprintf(stderr,
-                   "dirload: the entries are loaded but the indexes are stale; run "
-                   "'dirload index' to build them\n");
-      return code;
-    }
+    if (!built.ok()) return RollBack(built.status(), db->dir, &guard, &store);
     stats.phases.push_back(IndexPhaseStats(*built, clock2));
+  } else if (store && guard && guard->kind() == WorkKind::kAppend) {
+    // The indexes lack the appended entries: no longer current.
+    Result<std::vector<std::string>> marked = MarkIndexesUnfinished(store.get());
+    if (!marked.ok()) return RollBack(marked.status(), db->dir, &guard, &store);
+    if (!marked->empty()) {
+      std::fprintf(stderr,
+                   "dirload: --no-index: %zu indexes now lack the appended entries and are "
+                   "marked stale; 'dirload index' rebuilds them\n",
+                   marked->size());
+    }
+    Status synced = store->Sync();
+    if (!synced.ok()) return RollBack(synced, db->dir, &guard, &store);
+  }
+  if (guard) {
+    Status done = guard->Done();
+    if (!done.ok()) return ReportError(done);
   }
   if (!a.stats_file.empty()) {
     if (store) {

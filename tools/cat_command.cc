@@ -9,6 +9,7 @@
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
+#include "lib/pipeline/pending_work.h"
 #include "lib/schema/dn.h"
 #include "lib/search/evaluate.h"
 #include "lib/search/ldap_url.h"
@@ -148,6 +149,7 @@ Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
 Status Cat(const CatArgs& a, uint64_t* count) {
   // The format first: the native checks below refuse slapd's database.
   DIRLOAD_ASSIGN_OR_RETURN(ResolvedDatabase db, ResolveDatabase(a.db, /*creating=*/false));
+  DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(db.dir));
   DIRLOAD_ASSIGN_OR_RETURN(DatabaseFormat format, DetectDatabaseFormat(db.dir));
   if (format == DatabaseFormat::kMdb) return CatMdb(a, db, count);
   if (Filtered(a)) {

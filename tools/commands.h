@@ -14,6 +14,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner RegisterAdd(CLI::App* app);
 CommandRunner RegisterCat(CLI::App* app);
 CommandRunner RegisterIndex(CLI::App* app);
+CommandRunner RegisterRecover(CLI::App* app);
 CommandRunner RegisterSearch(CLI::App* app);
 CommandRunner RegisterStat(CLI::App* app);
 

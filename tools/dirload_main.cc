@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   runners["add"] = RegisterAdd(&app);
   runners["cat"] = RegisterCat(&app);
   runners["index"] = RegisterIndex(&app);
+  runners["recover"] = RegisterRecover(&app);
   runners["search"] = RegisterSearch(&app);
   runners["stat"] = RegisterStat(&app);
   try {

@@ -15,6 +15,8 @@
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/mdb_load.h"
 #include "lib/pipeline/mdb_rebuild.h"
+#include "lib/pipeline/pending_work.h"
+#include "lib/pipeline/write_guard.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
@@ -88,8 +90,18 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
 
   PhaseClock clock;
   const mdb::MdbIndexOptions io = MdbIndexOptionsFor(db, run);
+  // The rebuild writes in place: until it is done, dirload refuses the
+  // database and `dirload recover` knows what to finish.
+  std::vector<std::string> lines;
+  for (const IndexSpec& spec : rebuild) lines.push_back(IndexConfig::CanonicalLine(spec));
+  Result<WriteGuard> guard = WriteGuard::BeginIndex(db.dir, "mdb", lines);
+  if (!guard.ok()) return ReportError(guard.status());
   Result<mdb::MdbIndexStats> built =
       RunMdbIndexRebuild(db.dir, db.store_options.lmdb_map_size, schema, *planned, io);
+  if (built.ok()) {
+    Status done = guard->Done();
+    if (!done.ok()) return ReportError(done);
+  }
   if (built.ok()) {
     for (const std::string& n : drop) {
       std::fprintf(stderr, "dirload: dropped index %s (no longer configured)\n", n.c_str());
@@ -101,7 +113,8 @@ int RunIndexMdb(const IndexArgs& a, const ResolvedDatabase& db, const Schema& sc
     for (const IndexSpec& spec : rebuild) names.emplace_back(spec.name());
     std::fprintf(stderr,
                  "dirload: the rebuild stopped: these indexes may be incomplete and slapd would "
-                 "miss entries in searches using them: %s; run dirload index again\n",
+                 "miss entries in searches using them: %s; run 'dirload index' again, or "
+                 "'dirload recover', which finishes it\n",
                  JoinNames(names).c_str());
     return code;
   }
@@ -158,6 +171,9 @@ int RunIndex(IndexArgs a) {
     Result<DatabaseLock> locked = DatabaseLock::Acquire(db->dir);
     if (!locked.ok()) return ReportError(locked.status());
     lock.emplace(std::move(*locked));
+  } else {
+    Status quiet = RequireNoPendingWork(db->dir);
+    if (!quiet.ok()) return ReportError(quiet);
   }
   if (*format == DatabaseFormat::kMdb) return RunIndexMdb(a, *db, **schema, *options);
 
@@ -179,6 +195,26 @@ int RunIndex(IndexArgs a) {
     config = IndexConfig::Parse(**schema, *recorded);
   } else {
     config = BuildIndexConfig(**schema, *db);
+    // An index whose build was interrupted is finished, never dropped, even
+    // when the configuration given no longer names it.
+    Result<std::vector<IndexConfig::Line>> interrupted = InterruptedIndexLines(store->get());
+    if (!interrupted.ok()) return ReportError(interrupted.status());
+    if (config.ok() && !interrupted->empty()) {
+      Result<IndexConfig> unfinished = IndexConfig::Parse(**schema, *interrupted);
+      if (!unfinished.ok()) return ReportError(unfinished.status());
+      for (const IndexSpec& spec : unfinished->specs()) {
+        bool named = std::any_of(config->specs().begin(), config->specs().end(),
+                                 [&](const IndexSpec& s) { return s.table() == spec.table(); });
+        if (named) continue;
+        std::fprintf(stderr,
+                     "dirload: note: %s was being built when a run stopped; it is finished "
+                     "too, though the configuration does not name it\n",
+                     IndexConfig::CanonicalLine(spec).c_str());
+        Status added =
+            config->AddLine(**schema, IndexConfig::CanonicalLine(spec), "interrupted build");
+        if (!added.ok()) return ReportError(added);
+      }
+    }
   }
   if (!config.ok()) return ReportError(config.status());
   if (config->empty() && db->index_lines.empty()) {
@@ -213,6 +249,10 @@ int RunIndex(IndexArgs a) {
                  status->size(), unconfigured->size());
     return stale.empty() && unconfigured->empty() ? kExitOk : kExitRefused;
   }
+  std::vector<std::string> lines;
+  for (const IndexSpec& spec : config->specs()) lines.push_back(IndexConfig::CanonicalLine(spec));
+  Result<WriteGuard> guard = WriteGuard::BeginIndex(db->dir, "native", lines);
+  if (!guard.ok()) return ReportError(guard.status());
   // By default only what is stale is rebuilt; named attributes or --all say otherwise.
   if (options->only.empty() && !a.all) {
     for (const IndexSpec& spec : config->specs()) {
@@ -223,7 +263,8 @@ int RunIndex(IndexArgs a) {
     if (options->only.empty() && unconfigured->empty()) {
       std::fprintf(stderr, "dirload: all %zu indexes are up to date (--all rebuilds them)\n",
                    status->size());
-      return kExitOk;
+      Status done = guard->Done();
+      return done.ok() ? kExitOk : ReportError(done);
     }
   }
   ProgressPrinter progress(a.progress == "always"  ? ProgressMode::kAlways
@@ -232,7 +273,15 @@ int RunIndex(IndexArgs a) {
   PhaseClock clock;
   Indexer indexer(store->get(), schema->get(), &*config, &progress);
   Result<IndexRunSummary> built = indexer.Run(*options);
-  if (!built.ok()) return ReportError(built.status());
+  if (!built.ok()) {
+    int code = ReportError(built.status());
+    std::fprintf(stderr,
+                 "dirload: the indexes being rebuilt are marked unfinished (searches do not use "
+                 "them); run 'dirload index' again, or 'dirload recover', which finishes it\n");
+    return code;
+  }
+  Status done = guard->Done();
+  if (!done.ok()) return ReportError(done);
   for (const std::string& t : built->dropped) {
     std::fprintf(stderr, "dirload: dropped %s (no longer configured)\n", t.c_str());
   }

@@ -4,6 +4,7 @@
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/mdb_load.h"
+#include "lib/pipeline/pending_work.h"
 
 namespace dirload::tools {
 
@@ -12,6 +13,7 @@ Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& arg
   DIRLOAD_ASSIGN_OR_RETURN(s->db, ResolveDatabase(args, /*creating=*/false));
   DIRLOAD_ASSIGN_OR_RETURN(s->schema, BuildSchema(s->db));
   // The format first: the native checks below refuse slapd's database.
+  DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(s->db.dir));
   DIRLOAD_ASSIGN_OR_RETURN(s->format, DetectDatabaseFormat(s->db.dir));
   if (s->format == DatabaseFormat::kMdb) {
     DIRLOAD_ASSIGN_OR_RETURN(s->mdb, mdb::MdbReader::Open(s->db.dir));

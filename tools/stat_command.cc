@@ -14,6 +14,7 @@
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_report.h"
 #include "lib/pipeline/database_report.h"
+#include "lib/pipeline/pending_work.h"
 #include "lib/store/tables.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -292,6 +293,8 @@ int RunStat(const StatArgs& a) {
   if (!db.ok()) return ReportError(db.status());
   PrintNotes(*db, a.db.verbose);
   // The format first: the native report refuses slapd's database.
+  Status quiet = RequireNoPendingWork(db->dir);
+  if (!quiet.ok()) return ReportError(quiet);
   Result<DatabaseFormat> format = DetectDatabaseFormat(db->dir);
   if (!format.ok()) return ReportError(format.status());
   if (*format == DatabaseFormat::kMdb) return RunMdbStat(a, *db);

@@ -1,10 +1,12 @@
 #include "lib/index/sorted_runs.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,11 +30,43 @@ Result<std::unique_ptr<ScopedTempDir>> ScopedTempDir::Create(const std::string& 
     const char* env = std::getenv("TMPDIR");
     base = (env != nullptr && *env != '\0') ? env : "/tmp";
   }
-  std::string tmpl = base + "/dirload-sort-XXXXXX";
+  // The process ID in the name lets `dirload recover` tell the directories
+  // of killed runs from those of running ones.
+  std::string tmpl = base + "/dirload-sort-" + std::to_string(::getpid()) + "-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) {
     return Status::IoError(Errno("cannot create a temporary directory under", base));
   }
   return std::unique_ptr<ScopedTempDir>(new ScopedTempDir(tmpl));
+}
+
+Result<std::vector<std::string>> RemoveDeadSpillDirs(const std::string& parent) {
+  std::string base = parent;
+  if (base.empty()) {
+    const char* env = std::getenv("TMPDIR");
+    base = (env != nullptr && *env != '\0') ? env : "/tmp";
+  }
+  std::vector<std::string> removed;
+  std::error_code ec;
+  constexpr std::string_view kPrefix = "dirload-sort-";
+  for (const auto& e : std::filesystem::directory_iterator(base, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0 || !e.is_directory(ec)) continue;
+    const std::string rest = name.substr(kPrefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    long pid = 0;
+    auto [p, err] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    if (err != std::errc() || p != rest.data() + dash || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive
+    std::error_code rm;
+    std::filesystem::remove_all(e.path(), rm);
+    if (rm) return Status::IoError("remove " + e.path().string() + ": " + rm.message());
+    removed.push_back(e.path().string());
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return Status::IoError("list " + base + ": " + ec.message());
+  }
+  return removed;
 }
 
 ScopedTempDir::~ScopedTempDir() {

@@ -29,10 +29,15 @@
 
 namespace dirload {
 
+// Removes the spill directories under `parent` (empty: as Create) whose
+// process no longer runs (a run killed with -9 cannot remove its own).
+// Returns their paths.
+Result<std::vector<std::string>> RemoveDeadSpillDirs(const std::string& parent);
+
 class ScopedTempDir {
  public:
-  // A new directory "dirload-sort-XXXXXX" under `parent` (empty: $TMPDIR,
-  // else /tmp).
+  // A new directory "dirload-sort-PID-XXXXXX" under `parent` (empty:
+  // $TMPDIR, else /tmp).
   static Result<std::unique_ptr<ScopedTempDir>> Create(const std::string& parent);
   ~ScopedTempDir();
   ScopedTempDir(const ScopedTempDir&) = delete;

@@ -19,8 +19,9 @@ Status StorageError(const std::string& what, int err) {
   return Status::IoError(what + ": " + std::strerror(err)).WithOrigin(ErrorOrigin::kStorage);
 }
 
-// This process's command line, its arguments joined by spaces.
-std::string CommandLine() {
+}  // namespace
+
+std::string ProcessCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   while (!text.empty() && text.back() == '\0') text.pop_back();
@@ -30,6 +31,8 @@ std::string CommandLine() {
   if (text.size() > 300) text = text.substr(0, 300) + "...";
   return text.empty() ? "dirload" : text;
 }
+
+namespace {
 
 // What the holder wrote: "PID COMMAND", on one line.
 std::string Holder(int fd) {
@@ -41,7 +44,35 @@ std::string Holder(int fd) {
   return text;
 }
 
+std::string HolderPhrase(int fd) {
+  const std::string holder = Holder(fd);
+  if (holder.empty()) return "another dirload process";
+  const size_t space = holder.find(' ');
+  return "process " + holder.substr(0, space) +
+         (space == std::string::npos ? "" : " (" + holder.substr(space + 1) + ")");
+}
+
 }  // namespace
+
+Result<std::optional<std::string>> DatabaseLock::Writer(const std::string& dir) {
+  const std::string path = dir + "/" + std::string(kFileName);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return StorageError("open " + path, errno);
+  }
+  std::optional<std::string> writer;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err != EWOULDBLOCK) {
+      ::close(fd);
+      return StorageError("flock " + path, err);
+    }
+    writer = HolderPhrase(fd);
+  }
+  ::close(fd);
+  return writer;
+}
 
 Result<DatabaseLock> DatabaseLock::Acquire(const std::string& dir) {
   std::error_code ec;
@@ -54,18 +85,11 @@ Result<DatabaseLock> DatabaseLock::Acquire(const std::string& dir) {
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err != EWOULDBLOCK) return StorageError("flock " + path, err);
-    const std::string holder = Holder(fd);
-    std::string who = "another dirload process";
-    if (!holder.empty()) {
-      const size_t space = holder.find(' ');
-      who = "process " + holder.substr(0, space) +
-            (space == std::string::npos ? "" : " (" + holder.substr(space + 1) + ")");
-    }
-    return Status::AlreadyExists(dir + " is in use by " + who +
+    return Status::AlreadyExists(dir + " is in use by " + HolderPhrase(fd) +
                                  ": one writer at a time; wait for it to finish")
         .WithOrigin(ErrorOrigin::kDatabase);
   }
-  const std::string text = std::to_string(::getpid()) + " " + CommandLine() + "\n";
+  const std::string text = std::to_string(::getpid()) + " " + ProcessCommandLine() + "\n";
   // Best effort: the lock itself is what excludes.
   if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, text.data(), text.size(), 0);
   return lock;

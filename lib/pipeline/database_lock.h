@@ -14,12 +14,17 @@
 // one file do not exclude each other across threads of that process.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "lib/util/status.h"
 
 namespace dirload {
+
+// This process's command line, its arguments joined by spaces (from
+// /proc/self/cmdline), shortened to about 300 characters.
+std::string ProcessCommandLine();
 
 class DatabaseLock {
  public:
@@ -30,6 +35,11 @@ class DatabaseLock {
   // in use by process PID (COMMAND)"; kStorage when the directory or the
   // file cannot be made, opened or locked.
   static Result<DatabaseLock> Acquire(const std::string& dir);
+
+  // Who holds the writer's lock of `dir` now, as "process PID (COMMAND)";
+  // nothing when nobody does (or there is no lock file). A process that holds
+  // the lock itself sees itself.
+  static Result<std::optional<std::string>> Writer(const std::string& dir);
 
   DatabaseLock(DatabaseLock&& other) noexcept;
   DatabaseLock& operator=(DatabaseLock&& other) noexcept;

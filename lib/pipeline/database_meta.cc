@@ -86,7 +86,7 @@ Status RequireReady(const DatabaseMeta& meta, const std::string& dir) {
       return Status::Corruption(
                  dir +
                  ": this database was left by a load that did not finish (state 'loading'); "
-                 "its contents are incomplete. Remove the directory and run 'dirload add' again")
+                 "its contents are incomplete. Run 'dirload recover' on it")
           .WithOrigin(ErrorOrigin::kDatabase);
   }
   return Status::Internal("unknown database state");

@@ -260,8 +260,9 @@ Result<DatabaseReport> BuildDatabaseReport(Store* store) {
     auto it = recorded.find(table);
     if (it == recorded.end()) {
       ir.record = IndexRecord::kUnrecorded;
-    } else if (it->second == kIndexBuildingMark) {
+    } else if (it->second.starts_with(kIndexBuildingMark)) {
       ir.record = IndexRecord::kBuilding;
+      ir.config_line = BuildingLine(it->second);
     } else {
       ir.record = IndexRecord::kBuilt;
       ir.config_line = it->second;

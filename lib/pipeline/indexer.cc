@@ -24,14 +24,57 @@ std::string Fingerprint(const Schema& schema) {
 
 }  // namespace
 
-Result<std::vector<IndexConfig::Line>> RecordedIndexLines(Store* store) {
+std::string BuildingLine(std::string_view mark) {
+  if (!mark.starts_with(kIndexBuildingMark)) return "";
+  mark.remove_prefix(kIndexBuildingMark.size());
+  if (!mark.starts_with(':')) return "";
+  return std::string(mark.substr(1));
+}
+
+namespace {
+
+Result<std::vector<IndexConfig::Line>> IndexLines(Store* store, bool interrupted_only) {
   std::vector<IndexConfig::Line> lines;
   std::unique_ptr<Cursor> c = store->NewCursor(kMetaTable);
   for (c->Seek(kIndexMetaPrefix); c->valid() && c->key().starts_with(kIndexMetaPrefix); c->Next()) {
-    if (c->value() != kIndexBuildingMark) lines.push_back({std::string(c->value()), "database"});
+    const std::string_view v = c->value();
+    const bool building = v.starts_with(kIndexBuildingMark);
+    if (interrupted_only && !building) continue;
+    std::string line = building ? BuildingLine(v) : std::string(v);
+    if (!line.empty()) lines.push_back({std::move(line), "database"});
   }
   DIRLOAD_RETURN_IF_ERROR(c->status());
   return lines;
+}
+
+}  // namespace
+
+Result<std::vector<IndexConfig::Line>> RecordedIndexLines(Store* store) {
+  return IndexLines(store, false);
+}
+
+Result<std::vector<IndexConfig::Line>> InterruptedIndexLines(Store* store) {
+  return IndexLines(store, true);
+}
+
+Result<std::vector<std::string>> MarkIndexesUnfinished(Store* store) {
+  std::vector<std::pair<std::string, std::string>> built;
+  {
+    std::unique_ptr<Cursor> c = store->NewCursor(kMetaTable);
+    for (c->Seek(kIndexMetaPrefix); c->valid() && c->key().starts_with(kIndexMetaPrefix);
+         c->Next()) {
+      if (c->value().starts_with(kIndexBuildingMark)) continue;
+      built.emplace_back(std::string(c->key()), std::string(c->value()));
+    }
+    DIRLOAD_RETURN_IF_ERROR(c->status());
+  }
+  std::vector<std::string> tables;
+  for (const auto& [key, line] : built) {
+    DIRLOAD_RETURN_IF_ERROR(
+        store->Put(kMetaTable, key, std::string(kIndexBuildingMark) + ":" + line));
+    tables.push_back(key.substr(kIndexMetaPrefix.size()));
+  }
+  return tables;
 }
 
 Result<std::vector<std::string>> UnconfiguredIndexTables(Store* store, const IndexConfig& config) {
@@ -60,7 +103,7 @@ Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema
     DIRLOAD_ASSIGN_OR_RETURN(bool has, store->Get(kMetaTable, MetaKey(st.table), &built));
     if (!has) {
       st.why = "never built";
-    } else if (built == kIndexBuildingMark) {
+    } else if (built.starts_with(kIndexBuildingMark)) {
       st.why = "a build did not finish";
     } else if (built != st.line) {
       st.why = "built as '" + built + "', configured as '" + st.line + "'";
@@ -103,7 +146,9 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   // Marked before the first key is written: an interrupted build leaves them
   // stale, never half-built and trusted.
   for (const IndexSpec& spec : specs) {
-    DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, MetaKey(spec.table()), kIndexBuildingMark));
+    DIRLOAD_RETURN_IF_ERROR(
+        store_->Put(kMetaTable, MetaKey(spec.table()),
+                    std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
   }
   DIRLOAD_RETURN_IF_ERROR(store_->Commit());
   if (specs.empty()) return summary;

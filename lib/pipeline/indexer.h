@@ -5,9 +5,11 @@
 // stale indexes instead of wrong answers.
 //
 // meta keys (text values):
-//   index.<table>       "building" while a build runs, then the spec's
-//                       canonical line ("cn eq,sub"); a table whose entry is
-//                       missing, "building" or another line is stale
+//   index.<table>       "building:" + the spec's canonical line while a
+//                       build runs, then the line alone ("cn eq,sub"); a
+//                       table whose entry is missing, "building..." or
+//                       another line is stale. The line kept while building
+//                       is what an interrupted build is resumed with.
 //   schema.fingerprint  hex digest of the schema the indexes were built with
 //
 // Thread safety: one Indexer, one thread; it borrows the store, schema and
@@ -38,9 +40,20 @@ struct IndexStatus {
   std::string why;  // for a stale index: what differs
 };
 
-// The configuration the database says its indexes were built with (one
-// canonical line per index, `where` = "database"); empty when none.
+// The configuration the database says its indexes were built with, or were
+// being built with when a build was interrupted (one canonical line per
+// index, `where` = "database"); empty when none.
 Result<std::vector<IndexConfig::Line>> RecordedIndexLines(Store* store);
+// Only the indexes whose build was interrupted.
+Result<std::vector<IndexConfig::Line>> InterruptedIndexLines(Store* store);
+// The line of a "building:LINE" mark (empty for the bare mark of older
+// databases).
+std::string BuildingLine(std::string_view mark);
+
+// Marks every built index as unfinished (its line kept), as after an
+// interrupted build: entries were added without indexing them. Returns the
+// tables marked. Not committed.
+Result<std::vector<std::string>> MarkIndexesUnfinished(Store* store);
 
 // Index tables in the store that `config` does not configure.
 Result<std::vector<std::string>> UnconfiguredIndexTables(Store* store, const IndexConfig& config);

@@ -247,13 +247,23 @@ bool CheckRefused(const TempDir& t, const Db& db, const std::string& small) {
   CHECK_MESSAGE((loading || absent), cat.Describe());
   CHECK_MESSAGE(testing::ReadFile(partial).empty(), "cat wrote entries of an incomplete database");
   if (!loading) return false;
-  CHECK_MESSAGE(
-      cat.err.find("Remove the directory and run 'dirload add' again") != std::string::npos,
-      cat.Describe());
+  CHECK_MESSAGE(cat.err.find("run 'dirload recover'") != std::string::npos, cat.Describe());
   // Loading more into it is refused too: it would hide the hole.
   RunResult again = db.Add(small);
   CHECK_MESSAGE(again.exit_code == 3, again.Describe());
   CHECK_MESSAGE(again.err.find("did not finish") != std::string::npos, again.Describe());
+  // recover removes the unfinished load (there was nothing before it), and
+  // the directory takes a new load.
+  RunResult recovered =
+      RunDirload({"recover", "--db", db.dir, "--backend", db.backend, "--suffix", kSuffix}, 300);
+  CHECK_MESSAGE(recovered.exit_code == 0, recovered.Describe());
+  CHECK_MESSAGE(recovered.out.find("removed the unfinished load") != std::string::npos,
+                recovered.Describe());
+  RunResult gone = db.Cat();
+  CHECK_MESSAGE(gone.exit_code == 3, gone.Describe());
+  CHECK_MESSAGE(gone.err.find("no dirload database") != std::string::npos, gone.Describe());
+  RunResult fresh = db.Add(small);
+  CHECK_MESSAGE(fresh.exit_code == 0, fresh.Describe());
   return true;
 }
 
