@@ -17,6 +17,7 @@
 
 #include "bench/ldif_generator.h"
 #include "tests/integration/dirload_process.h"
+#include "tests/integration/held_load.h"
 #include "tests/support/child_process.h"
 #include "tests/support/temp_dir.h"
 
@@ -25,9 +26,11 @@ namespace {
 
 using testing::ChildProcess;
 using testing::DirloadPath;
+using testing::HeldLoad;
 using testing::ProcessResult;
 using testing::ReadFile;
 using testing::RunDirload;
+using testing::SleepMs;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
@@ -44,11 +47,6 @@ std::string Generate(const TempDir& tmp, const std::string& name, uint64_t entri
 std::vector<std::string> NativeAdd(const std::string& dir, const std::string& ldif) {
   return {"add", "--format", "native",     "--db",  dir,       "--suffix",    kSuffix,
           "-l",  ldif,       "--progress", "never", "--index", "cn,sn eq,sub"};
-}
-
-void SleepMs(int ms) {
-  timespec ts{ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, nullptr);
 }
 
 // The test itself holds the lock, as another writer would.
@@ -94,70 +92,6 @@ TEST_CASE("a second writer is refused at once and told who holds the database") 
   auto index = RunDirload({"index", "--db", dir, "--progress", "never"});
   CHECK_MESSAGE(index.exit_code == 0, index.Describe());
 }
-
-// A load that holds the lock for as long as the test wants: its input is a
-// FIFO the test writes, half now and the rest on Finish().
-class HeldLoad {
- public:
-  HeldLoad(const TempDir& tmp, const std::string& name, const std::vector<std::string>& args,
-           const std::string& ldif)
-      : text_(ReadFile(ldif)) {
-    fifo_ = tmp.File(name + ".fifo");
-    REQUIRE(::mkfifo(fifo_.c_str(), 0600) == 0);
-    std::vector<std::string> argv = {DirloadPath()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), {"-l", fifo_, "--progress", "never"});
-    err_ = tmp.File(name + ".err");
-    std::string error;
-    REQUIRE_MESSAGE(child_.Start(argv, tmp.File(name + ".out"), err_, &error), error);
-    // Blocks until the load opens its input.
-    fd_ = ::open(fifo_.c_str(), O_WRONLY | O_CLOEXEC);
-    REQUIRE(fd_ >= 0);
-    half_ = text_.find("\n\ndn: ", text_.size() / 2) + 2;
-    Write(std::string_view(text_).substr(0, half_));
-  }
-  ~HeldLoad() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  pid_t pid() const { return child_.pid(); }
-  // Until the load has taken the lock and written its process ID.
-  bool WaitForLock(const std::string& dir) {
-    const std::string want = std::to_string(child_.pid()) + " ";
-    for (int i = 0; i < 1000 && child_.Running(); ++i) {
-      if (ReadFile(dir + "/dirload.lock").rfind(want, 0) == 0) return true;
-      SleepMs(10);
-    }
-    return false;
-  }
-  // The rest of the input; how the load ended.
-  ProcessResult Finish() {
-    Write(std::string_view(text_).substr(half_));
-    ::close(fd_);
-    fd_ = -1;
-    ProcessResult r;
-    child_.Wait(300, &r);
-    r.err = ReadFile(err_);
-    return r;
-  }
-  void Kill() {
-    child_.Kill(SIGKILL);
-    ProcessResult r;
-    child_.Wait(30, &r);
-  }
-
- private:
-  void Write(std::string_view part) {
-    while (!part.empty()) {
-      ssize_t n = ::write(fd_, part.data(), part.size());
-      REQUIRE(n > 0);
-      part.remove_prefix(static_cast<size_t>(n));
-    }
-  }
-  std::string text_, fifo_, err_;
-  size_t half_ = 0;
-  int fd_ = -1;
-  ChildProcess child_;
-};
 
 TEST_CASE("two real loads: the second is refused and the first completes") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
