@@ -7,6 +7,7 @@
 #include "lib/entry/entry_codec.h"
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_reader.h"
+#include "lib/pipeline/database_lock.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
 #include "lib/pipeline/pending_work.h"
@@ -162,6 +163,8 @@ Status Cat(const CatArgs& a, uint64_t* count) {
     DIRLOAD_RETURN_IF_ERROR(writer.Flush());
     return sink->Close();
   }
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<DatabaseLock> reader_lock,
+                           DatabaseLock::AcquireForReading(db.dir, db.backend == Backend::kBdb));
   StoreOptions so = db.store_options;
   so.read_only = true;
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(db.backend, db.dir, so));
@@ -178,7 +181,8 @@ Status Cat(const CatArgs& a, uint64_t* count) {
   EntryView entry;
   ldif::Record record;
   for (cursor->SeekToFirst(); cursor->valid(); cursor->Next()) {
-    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(cursor->value(), &entry));
+    // A record that does not decode is damage in the database: say which.
+    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(cursor->value(), &entry).WithPrefix(db.dir + ": "));
     DIRLOAD_RETURN_IF_ERROR(WriteEntry(entry, dictionary, &record, &writer));
     ++*count;
   }

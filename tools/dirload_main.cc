@@ -5,6 +5,7 @@
 #include <exception>
 #include <map>
 
+#include "lib/util/damage_signal.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 
@@ -50,6 +51,8 @@ int ReportError(const Status& status) {
 
 int main(int argc, char** argv) {
   using namespace dirload::tools;
+  // A damaged database file faults instead of failing: say so, exit 4.
+  dirload::InstallDamageSignalHandlers();
   CLI::App app{
       "dirload: bulk loader, offline indexer and exporter for LDAP directory data.\n"
       "Exit status: 0 success, 1 bad input records, 2 usage or configuration error, "

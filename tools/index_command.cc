@@ -16,6 +16,7 @@
 #include "lib/pipeline/mdb_load.h"
 #include "lib/pipeline/mdb_rebuild.h"
 #include "lib/pipeline/pending_work.h"
+#include "lib/pipeline/recovery.h"
 #include "lib/pipeline/write_guard.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -174,6 +175,10 @@ int RunIndex(IndexArgs a) {
   } else {
     Status quiet = RequireNoPendingWork(db->dir);
     if (!quiet.ok()) return ReportError(quiet);
+    Result<std::optional<DatabaseLock>> reading =
+        DatabaseLock::AcquireForReading(db->dir, db->backend == Backend::kBdb);
+    if (!reading.ok()) return ReportError(reading.status());
+    if (*reading) lock.emplace(std::move(**reading));
   }
   if (*format == DatabaseFormat::kMdb) return RunIndexMdb(a, *db, **schema, *options);
 
@@ -186,6 +191,22 @@ int RunIndex(IndexArgs a) {
   Status ready = RequireReady(*meta, db->dir);
   if (!ready.ok()) return ReportError(ready);
 
+  // An earlier run's work: an unfinished append or load is for recover; an
+  // unfinished rebuild is this command's to finish.
+  Result<std::optional<PendingWork>> pending = ReadPendingWork(db->dir);
+  if (!pending.ok()) return ReportError(pending.status());
+  if (*pending && (*pending)->kind != WorkKind::kIndex) {
+    return ReportError(PendingWorkError(db->dir, **pending));
+  }
+  // The indexes an interrupted build left unfinished are finished, with the
+  // lines they were being built with, and never dropped, even when the
+  // configuration given no longer names them.
+  Result<std::vector<IndexConfig::Line>> unfinished_lines =
+      UnfinishedIndexLines(store->get(), db->dir);
+  if (!unfinished_lines.ok()) return ReportError(unfinished_lines.status());
+  Result<IndexConfig> unfinished = IndexConfig::Parse(**schema, *unfinished_lines);
+  if (!unfinished.ok()) return ReportError(unfinished.status());
+
   // Without a configuration, the one the database was built with: rebuilding
   // must never drop every index because no configuration was given.
   Result<IndexConfig> config = Status::Internal("unset");
@@ -195,25 +216,19 @@ int RunIndex(IndexArgs a) {
     config = IndexConfig::Parse(**schema, *recorded);
   } else {
     config = BuildIndexConfig(**schema, *db);
-    // An index whose build was interrupted is finished, never dropped, even
-    // when the configuration given no longer names it.
-    Result<std::vector<IndexConfig::Line>> interrupted = InterruptedIndexLines(store->get());
-    if (!interrupted.ok()) return ReportError(interrupted.status());
-    if (config.ok() && !interrupted->empty()) {
-      Result<IndexConfig> unfinished = IndexConfig::Parse(**schema, *interrupted);
-      if (!unfinished.ok()) return ReportError(unfinished.status());
-      for (const IndexSpec& spec : unfinished->specs()) {
-        bool named = std::any_of(config->specs().begin(), config->specs().end(),
-                                 [&](const IndexSpec& s) { return s.table() == spec.table(); });
-        if (named) continue;
+  }
+  if (config.ok()) {
+    for (const IndexSpec& spec : unfinished->specs()) {
+      if (config->Find(spec.type) != nullptr) continue;
+      if (!db->index_lines.empty()) {
         std::fprintf(stderr,
                      "dirload: note: %s was being built when a run stopped; it is finished "
                      "too, though the configuration does not name it\n",
                      IndexConfig::CanonicalLine(spec).c_str());
-        Status added =
-            config->AddLine(**schema, IndexConfig::CanonicalLine(spec), "interrupted build");
-        if (!added.ok()) return ReportError(added);
       }
+      Status added =
+          config->AddLine(**schema, IndexConfig::CanonicalLine(spec), "interrupted build");
+      if (!added.ok()) return ReportError(added);
     }
   }
   if (!config.ok()) return ReportError(config.status());
@@ -234,7 +249,13 @@ int RunIndex(IndexArgs a) {
   Result<std::vector<std::string>> unconfigured = UnconfiguredIndexTables(store->get(), *config);
   if (!unconfigured.ok()) return ReportError(unconfigured.status());
   std::vector<std::string> stale;
-  for (const IndexStatus& s : *status) {
+  for (IndexStatus& s : *status) {
+    const bool interrupted = std::any_of(unfinished->specs().begin(), unfinished->specs().end(),
+                                         [&](const IndexSpec& u) { return u.table() == s.table; });
+    if (interrupted && s.fresh) {
+      s.fresh = false;
+      s.why = "a build did not finish";
+    }
     if (s.fresh) continue;
     stale.push_back(s.table);
     if (a.check_only || a.db.verbose) {
@@ -249,10 +270,6 @@ int RunIndex(IndexArgs a) {
                  status->size(), unconfigured->size());
     return stale.empty() && unconfigured->empty() ? kExitOk : kExitRefused;
   }
-  std::vector<std::string> lines;
-  for (const IndexSpec& spec : config->specs()) lines.push_back(IndexConfig::CanonicalLine(spec));
-  Result<WriteGuard> guard = WriteGuard::BeginIndex(db->dir, "native", lines);
-  if (!guard.ok()) return ReportError(guard.status());
   // By default only what is stale is rebuilt; named attributes or --all say otherwise.
   if (options->only.empty() && !a.all) {
     for (const IndexSpec& spec : config->specs()) {
@@ -263,10 +280,19 @@ int RunIndex(IndexArgs a) {
     if (options->only.empty() && unconfigured->empty()) {
       std::fprintf(stderr, "dirload: all %zu indexes are up to date (--all rebuilds them)\n",
                    status->size());
-      Status done = guard->Done();
+      Status done = EndPendingWork(db->dir);
       return done.ok() ? kExitOk : ReportError(done);
     }
   }
+  // The mark names what this run rebuilds, synced before the first write.
+  std::vector<std::string> lines;
+  for (const IndexSpec& spec : config->specs()) {
+    bool wanted = options->only.empty();
+    for (const std::string& name : options->only) wanted |= config->Find(**schema, name) == &spec;
+    if (wanted) lines.push_back(IndexConfig::CanonicalLine(spec));
+  }
+  Result<WriteGuard> guard = WriteGuard::BeginIndex(db->dir, "native", lines);
+  if (!guard.ok()) return ReportError(guard.status());
   ProgressPrinter progress(a.progress == "always"  ? ProgressMode::kAlways
                            : a.progress == "never" ? ProgressMode::kNever
                                                    : ProgressMode::kAuto);

@@ -25,6 +25,8 @@ Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& arg
         s->indexes, mdb::MdbUsableIndexes(*s->mdb->env(), *s->schema, configured, &s->stale));
     return s;
   }
+  DIRLOAD_ASSIGN_OR_RETURN(
+      s->reader_lock, DatabaseLock::AcquireForReading(s->db.dir, s->db.backend == Backend::kBdb));
   StoreOptions so = s->db.store_options;
   so.read_only = true;
   DIRLOAD_ASSIGN_OR_RETURN(s->store, Store::Open(s->db.backend, s->db.dir, so));

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "lib/format/mdb/mdb_index_keys.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/index/index_spec.h"
+#include "lib/pipeline/database_lock.h"
 #include "lib/schema/schema.h"
 #include "lib/search/search.h"
 #include "lib/store/store.h"
@@ -27,6 +29,7 @@ namespace dirload::tools {
 
 struct SearchSession {
   ResolvedDatabase db;
+  std::optional<DatabaseLock> reader_lock;  // Berkeley DB: excludes writers
   std::unique_ptr<Schema> schema;
   std::unique_ptr<Store> store;
   AttributeDictionary dictionary;

@@ -13,6 +13,7 @@
 
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_report.h"
+#include "lib/pipeline/database_lock.h"
 #include "lib/pipeline/database_report.h"
 #include "lib/pipeline/pending_work.h"
 #include "lib/store/tables.h"
@@ -298,6 +299,9 @@ int RunStat(const StatArgs& a) {
   Result<DatabaseFormat> format = DetectDatabaseFormat(db->dir);
   if (!format.ok()) return ReportError(format.status());
   if (*format == DatabaseFormat::kMdb) return RunMdbStat(a, *db);
+  Result<std::optional<DatabaseLock>> reader_lock =
+      DatabaseLock::AcquireForReading(db->dir, db->backend == Backend::kBdb);
+  if (!reader_lock.ok()) return ReportError(reader_lock.status());
   Result<DatabaseReport> report = Gather(*db);
   if (!report.ok()) return ReportError(report.status());
 

@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "lib/store/lmdb_file_check.h"
 #include "lib/store/tables.h"
+#include "lib/util/damage_signal.h"
 
 namespace dirload {
 namespace {
@@ -51,6 +53,7 @@ int OpenReadOnly(const std::string& dir, unsigned flags, EnvCloser* out) {
   MDB_env* env = nullptr;
   int rc = mdb_env_create(&env);
   if (rc != 0) return rc;
+  ReportLmdbAssertionsAsDamage(env);
   // 2.5's back-mdb limit; the main database is all that is read here.
   mdb_env_set_maxdbs(env, 128);
   rc = mdb_env_open(env, dir.c_str(), MDB_RDONLY | flags, 0);
@@ -65,6 +68,14 @@ int OpenReadOnly(const std::string& dir, unsigned flags, EnvCloser* out) {
 Result<std::vector<std::string>> ListLmdbTables(const std::string& dir) {
   const std::string lock = dir + "/lock.mdb";
   const bool lock_usable = ::access(lock.c_str(), R_OK | W_OK) == 0;
+  // A damaged file is refused here, before it is mapped, or blamed if it faults.
+  const std::string data_file = dir + "/data.mdb";
+  DIRLOAD_RETURN_IF_ERROR(CheckLmdbDataFile(data_file));
+  RegisterMappedDatabaseFile(data_file);
+  struct Unregister {
+    const std::string& file;
+    ~Unregister() { ClearMappedDatabaseFile(file); }
+  } unregister{data_file};
   EnvCloser env;
   int rc = OpenReadOnly(dir, lock_usable ? 0 : MDB_NOLOCK, &env);
   if (rc == EACCES && lock_usable) rc = OpenReadOnly(dir, MDB_NOLOCK, &env);

@@ -44,7 +44,16 @@ std::string Holder(int fd) {
   return text;
 }
 
-std::string HolderPhrase(int fd) {
+// Who holds the lock that `fd` could not take exclusively: readers when a
+// shared lock can be had beside them (they write no names), else the writer
+// the file names.
+std::string HolderPhrase(const std::string& path, int fd) {
+  int probe = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (probe >= 0) {
+    const bool shared = ::flock(probe, LOCK_SH | LOCK_NB) == 0;
+    ::close(probe);
+    if (shared) return "a dirload reader (cat, search, stat or index --check)";
+  }
   const std::string holder = Holder(fd);
   if (holder.empty()) return "another dirload process";
   const size_t space = holder.find(' ');
@@ -53,6 +62,28 @@ std::string HolderPhrase(int fd) {
 }
 
 }  // namespace
+
+Result<std::optional<DatabaseLock>> DatabaseLock::AcquireForReading(const std::string& dir,
+                                                                    bool berkeley_db) {
+  if (!berkeley_db) return std::optional<DatabaseLock>();
+  const std::string path = dir + "/" + std::string(kFileName);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == EACCES || errno == EROFS) return std::optional<DatabaseLock>();
+    return StorageError("open " + path, errno);
+  }
+  DatabaseLock lock(fd);
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err != EWOULDBLOCK) return StorageError("flock " + path, err);
+    return Status::AlreadyExists(dir + " is being written by " + HolderPhrase(path, fd) +
+                                 "; Berkeley DB cannot be read beside a writer: try again when "
+                                 "it has finished")
+        .WithOrigin(ErrorOrigin::kDatabase);
+  }
+  return std::optional<DatabaseLock>(std::move(lock));
+}
 
 Result<std::optional<std::string>> DatabaseLock::Writer(const std::string& dir) {
   const std::string path = dir + "/" + std::string(kFileName);
@@ -68,7 +99,7 @@ Result<std::optional<std::string>> DatabaseLock::Writer(const std::string& dir) 
       ::close(fd);
       return StorageError("flock " + path, err);
     }
-    writer = HolderPhrase(fd);
+    writer = HolderPhrase(path, fd);
   }
   ::close(fd);
   return writer;
@@ -85,7 +116,7 @@ Result<DatabaseLock> DatabaseLock::Acquire(const std::string& dir) {
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err != EWOULDBLOCK) return StorageError("flock " + path, err);
-    return Status::AlreadyExists(dir + " is in use by " + HolderPhrase(fd) +
+    return Status::AlreadyExists(dir + " is in use by " + HolderPhrase(path, fd) +
                                  ": one writer at a time; wait for it to finish")
         .WithOrigin(ErrorOrigin::kDatabase);
   }

@@ -6,9 +6,11 @@
 // however it exits (kill -9 included), so a stale file never blocks anyone.
 //
 // slapd's own files (data.mdb, lock.mdb) are not touched: the lock is
-// between dirload processes. Readers take no lock: on LMDB they see
-// committed transactions only. (Readers of Berkeley DB tables beside a
-// writer are not refused yet.)
+// between dirload processes. Readers of LMDB take no lock: they see
+// committed transactions only. Readers of Berkeley DB tables, which each
+// process reads through a private cache that a writer beside it would
+// invalidate, hold the lock shared (AcquireForReading): a writer is then
+// refused while they read, and they are refused while a writer writes.
 //
 // Thread safety: an object is used by one thread; locks of one process on
 // one file do not exclude each other across threads of that process.
@@ -35,6 +37,14 @@ class DatabaseLock {
   // in use by process PID (COMMAND)"; kStorage when the directory or the
   // file cannot be made, opened or locked.
   static Result<DatabaseLock> Acquire(const std::string& dir);
+
+  // A reader's lock of `dir` (see above), not waiting: shared, for
+  // Berkeley DB; nothing for LMDB, and nothing when the directory has no
+  // lock file and none can be made (a read-only directory no dirload
+  // writer can have written either). AlreadyExists (kDatabase) while a
+  // writer holds it.
+  static Result<std::optional<DatabaseLock>> AcquireForReading(const std::string& dir,
+                                                               bool berkeley_db);
 
   // Who holds the writer's lock of `dir` now, as "process PID (COMMAND)";
   // nothing when nobody does (or there is no lock file). A process that holds

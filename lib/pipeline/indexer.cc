@@ -150,7 +150,11 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
         store_->Put(kMetaTable, MetaKey(spec.table()),
                     std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
   }
+  // Synced, not only committed: Berkeley DB without transactions keeps a
+  // commit in its cache, and a killed run would leave the old lines saying
+  // "built" over half-written tables.
   DIRLOAD_RETURN_IF_ERROR(store_->Commit());
+  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
   if (specs.empty()) return summary;
 
   AttributeDictionary dictionary;

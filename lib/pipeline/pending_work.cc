@@ -124,6 +124,15 @@ Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {
   return std::optional<PendingWork>(std::move(work));
 }
 
+Status PendingWorkError(const std::string& dir, const PendingWork& work) {
+  const std::string phrase = work.kind == WorkKind::kLoad     ? "a load"
+                             : work.kind == WorkKind::kAppend ? "an append"
+                                                              : "an index rebuild";
+  return Status::Corruption(dir + ": " + phrase + " did not finish (" + work.command +
+                            "); run 'dirload recover' on it first")
+      .WithOrigin(ErrorOrigin::kDatabase);
+}
+
 Status RequireNoPendingWork(const std::string& dir) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(dir));
   if (!work) return Status::Ok();
@@ -134,12 +143,7 @@ Status RequireNoPendingWork(const std::string& dir) {
                                  "; try again when it has finished")
         .WithOrigin(ErrorOrigin::kDatabase);
   }
-  const std::string phrase = work->kind == WorkKind::kLoad     ? "a load"
-                             : work->kind == WorkKind::kAppend ? "an append"
-                                                               : "an index rebuild";
-  return Status::Corruption(dir + ": " + phrase + " did not finish (" + work->command +
-                            "); run 'dirload recover' on it first")
-      .WithOrigin(ErrorOrigin::kDatabase);
+  return PendingWorkError(dir, *work);
 }
 
 }  // namespace dirload

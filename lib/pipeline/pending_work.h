@@ -48,6 +48,10 @@ Status EndPendingWork(const std::string& dir);
 // The mark in `dir`, if any.
 Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir);
 
+// The refusal of a database whose `work` did not finish (no writer holds
+// it): "... did not finish (COMMAND); run 'dirload recover' on it first".
+Status PendingWorkError(const std::string& dir, const PendingWork& work);
+
 // OK when no work is pending in `dir`. Otherwise the refusal (origin
 // kDatabase, exit 3): "being written by process PID (COMMAND)" while the
 // writer still holds the lock (database_lock.h), else "... was interrupted;

@@ -1,5 +1,6 @@
 #include "lib/pipeline/recovery.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -30,6 +31,23 @@ std::string EntriesPhrase(const ResolvedDatabase& db) {
   return " (" + Count(meta->entries, "entry", "entries") + ")";
 }
 
+}  // namespace
+
+Result<std::vector<IndexConfig::Line>> UnfinishedIndexLines(Store* store, const std::string& dir) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexConfig::Line> lines, InterruptedIndexLines(store));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(dir));
+  if (work && work->kind == WorkKind::kIndex) {
+    for (const std::string& l : work->index_lines) {
+      bool known = std::any_of(lines.begin(), lines.end(),
+                               [&](const IndexConfig::Line& have) { return have.text == l; });
+      if (!known) lines.push_back({l, "interrupted rebuild"});
+    }
+  }
+  return lines;
+}
+
+namespace {
+
 Status FinishNativeIndex(const ResolvedDatabase& db, const Schema& schema,
                          const IndexRunOptions& run, RecoveryReport* report) {
   StoreOptions so = db.store_options;
@@ -39,13 +57,19 @@ Status FinishNativeIndex(const ResolvedDatabase& db, const Schema& schema,
   DIRLOAD_RETURN_IF_ERROR(RequireReady(meta, db.dir));
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexConfig::Line> lines, RecordedIndexLines(store.get()));
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexConfig::Line> interrupted,
-                           InterruptedIndexLines(store.get()));
+                           UnfinishedIndexLines(store.get(), db.dir));
   if (interrupted.empty()) {
     report->actions.push_back("the interrupted index rebuild had left no index unfinished");
     return Status::Ok();
   }
   DIRLOAD_ASSIGN_OR_RETURN(IndexConfig config, IndexConfig::Parse(schema, lines));
   DIRLOAD_ASSIGN_OR_RETURN(IndexConfig unfinished, IndexConfig::Parse(schema, interrupted));
+  for (const IndexSpec& spec : unfinished.specs()) {
+    if (config.Find(spec.type) == nullptr) {
+      DIRLOAD_RETURN_IF_ERROR(
+          config.AddLine(schema, IndexConfig::CanonicalLine(spec), "interrupted rebuild"));
+    }
+  }
   IndexRunOptions options = run;
   options.only.clear();
   std::string names;

@@ -34,6 +34,13 @@ struct RecoveryReport {
   std::vector<std::string> actions;
 };
 
+// The indexes of the native database in `dir` (open as `store`) whose build
+// did not finish: those meta marks "building:LINE", and those a pending
+// index rebuild names (its mark is synced before the first write; on
+// Berkeley DB without --durable, meta's own marks may not have reached the
+// disk when the run was killed).
+Result<std::vector<IndexConfig::Line>> UnfinishedIndexLines(Store* store, const std::string& dir);
+
 // `run` gives the method, memory and temporary directory of a rebuild to be
 // finished (and where spill directories are looked for).
 Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema& schema,

@@ -60,16 +60,24 @@ Status CopyFile(const std::string& from, const std::string& to) {
   if (::ioctl(out, FICLONE, in) != 0) {
     struct stat st {};
     if (::fstat(in, &st) != 0) s = StorageError("stat " + from, errno);
-    off_t left = st.st_size;
-    while (s.ok() && left > 0) {
-      ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, static_cast<size_t>(left), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        s = StorageError("copy " + from + " to " + to, n < 0 ? errno : EIO);
-        break;
+    // The data parts only: a file with holes (a map grown sparsely) stays
+    // as small on disk as it was.
+    off_t pos = 0;
+    while (s.ok() && pos < st.st_size) {
+      off_t data = ::lseek(in, pos, SEEK_DATA);
+      if (data < 0) break;  // ENXIO: only a hole is left
+      off_t hole = ::lseek(in, data, SEEK_HOLE);
+      if (hole < 0) hole = st.st_size;
+      off_t at_in = data, at_out = data;
+      while (s.ok() && at_in < hole) {
+        ssize_t n =
+            ::copy_file_range(in, &at_in, out, &at_out, static_cast<size_t>(hole - at_in), 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) s = StorageError("copy " + from + " to " + to, n < 0 ? errno : EIO);
       }
-      left -= n;
+      pos = hole;
     }
+    if (s.ok() && ::ftruncate(out, st.st_size) != 0) s = StorageError("truncate " + to, errno);
   }
   if (s.ok()) s = SyncFd(out, to);
   ::close(in);

@@ -8,21 +8,10 @@
 #include "lib/pipeline/undo_copy.h"
 
 namespace dirload {
-namespace {
-
-Status RefusePending(const std::string& dir, const PendingWork& work) {
-  return Status::Corruption(dir + ": its last " + std::string(WorkKindName(work.kind)) +
-                            " did not finish (" + work.command +
-                            "); run 'dirload recover' on it first")
-      .WithOrigin(ErrorOrigin::kDatabase);
-}
-
-}  // namespace
-
 Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend,
                                          const StoreOptions& options) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));
-  if (pending) return RefusePending(dir, *pending);
+  if (pending) return PendingWorkError(dir, *pending);
   // Left from an append that finished, or from one that never started.
   DIRLOAD_RETURN_IF_ERROR(RemoveUndoCopy(dir));
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> files, NativeDatabaseFiles(dir));
@@ -62,7 +51,7 @@ Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend
 Result<WriteGuard> WriteGuard::BeginIndex(const std::string& dir, std::string_view format,
                                           const std::vector<std::string>& lines) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));
-  if (pending && pending->kind != WorkKind::kIndex) return RefusePending(dir, *pending);
+  if (pending && pending->kind != WorkKind::kIndex) return PendingWorkError(dir, *pending);
   PendingWork work;
   work.kind = WorkKind::kIndex;
   work.format = std::string(format);

@@ -4,12 +4,14 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <utility>
 
 #include "lib/store/engine_cursor.h"
 #include "lib/store/store_util.h"
 #include "lib/store/tables.h"
+#include "lib/util/damage_signal.h"
 
 namespace dirload {
 namespace {
@@ -36,9 +38,28 @@ void OnBdbError(const DB_ENV* env, const char* /*prefix*/, const char* message) 
   if (sink != nullptr && message != nullptr) sink->last = message;
 }
 
+// The system error a failed write or read left in Berkeley DB's message: the
+// engine often returns DB_RUNRECOVERY (it stops the environment after a
+// failed write) and names the cause only there. 0 when there is none.
+int SystemCauseIn(std::string_view detail) {
+  for (int e : {ENOSPC, EFBIG, EIO}) {
+    if (detail.find(std::strerror(e)) != std::string_view::npos) return e;
+  }
+  return 0;
+}
+
 // The one place a Berkeley DB return code becomes a Status.
 Status BdbError(int rc, std::string_view op, std::string_view table, const std::string& path,
                 ErrorSink* sink) {
+  std::string detail;
+  if (sink != nullptr) detail = std::exchange(sink->last, std::string());
+  const int cause = SystemCauseIn(detail);
+  if (cause != 0) rc = cause;
+  // A page whose checksum fails, or a file the engine cannot make sense of.
+  const bool damaged =
+      cause == 0 && (rc == DB_VERIFY_BAD || rc == DB_PAGE_NOTFOUND ||
+                     detail.find("checksum") != std::string::npos ||
+                     (rc == DB_RUNRECOVERY && detail.find("page") != std::string::npos));
   StatusCode code = StatusCode::kIoError;
   switch (rc) {
     case DB_NOTFOUND:
@@ -55,6 +76,8 @@ Status BdbError(int rc, std::string_view op, std::string_view table, const std::
       code = StatusCode::kCorruption;
       break;
     case ENOMEM:
+    case ENOSPC:
+    case EFBIG:
     case DB_LOCK_NOTGRANTED:
     case DB_LOCK_DEADLOCK:
       code = StatusCode::kResourceExhausted;
@@ -75,12 +98,25 @@ Status BdbError(int rc, std::string_view op, std::string_view table, const std::
   msg += " in ";
   msg += path;
   msg += ": ";
-  msg += db_strerror(rc);
-  if (sink != nullptr && !sink->last.empty()) {
+  if (damaged) {
+    code = StatusCode::kCorruption;
+    msg += "database file damaged: ";
+    msg += path;
+    if (!table.empty()) {
+      msg += '/';
+      msg += table;
+      msg += kFileSuffix;
+    }
     msg += " (";
-    msg += sink->last;
-    msg += ')';
-    sink->last.clear();
+    msg += detail.empty() ? std::string(db_strerror(rc)) : detail;
+    msg += "); restore a copy or load again";
+  } else {
+    msg += db_strerror(rc);
+    if (!detail.empty()) {
+      msg += " (";
+      msg += detail;
+      msg += ')';
+    }
   }
   // A missing key or table is for the caller to judge; every other engine
   // failure is the storage's.
@@ -368,6 +404,7 @@ BdbStore::~BdbStore() {
   registry_.OrphanAll();
   txn_.Abort();
   tables_.clear();  // closes the databases before the environment
+  ClearMappedDatabaseFile(path_);
 }
 
 Result<BdbTable*> BdbStore::FindTable(std::string_view name) {
@@ -404,6 +441,18 @@ int BdbStore::OpenDb(BdbTable* table, bool create) {
   u_int32_t flags = 0;
   if (create && !read_only) flags |= DB_CREATE;
   if (read_only) flags |= DB_RDONLY;
+  // Page checksums: a damaged page is then an error, not a crash in the
+  // engine. Recorded in the file when it is created; for an existing file the
+  // engine keeps what the file says, so older tables open as before.
+  // The engine does not map files whose pages it must check, so id2entry,
+  // the table phase 2 maps read-only when asked (--mmap, the cache
+  // experiments), goes without, as does every table of a store opened to be
+  // mapped; a fault reading them still ends as a damaged file does
+  // (damage_signal.h), and a damaged entry fails to decode.
+  if (options_.bdb_mmap_size == 0 && table->name != kId2EntryTable) {
+    rc = raw->set_flags(raw, DB_CHKSUM);
+    if (rc != 0) return rc;
+  }
   // A handle must be opened transactionally to take part in transactions.
   if (transactional_) flags |= DB_AUTO_COMMIT;
   rc = raw->open(raw, nullptr, table->file.c_str(), nullptr, DB_BTREE, flags, 0644);
@@ -767,6 +816,9 @@ Result<std::unique_ptr<Store>> OpenBdbStore(const std::string& dir, const StoreO
   }
   rc = raw->open(raw, dir.c_str(), flags, 0);
   if (rc != 0) return BdbError(rc, "DB_ENV->open", "", dir, sink.get());
+  // Berkeley DB maps read-only files; a fault reading one is blamed on the
+  // database (one directory: the engine does not say which file).
+  RegisterMappedDatabaseFile(dir);
   return std::unique_ptr<Store>(std::make_unique<BdbStore>(
       dir, options, std::move(sink), std::move(env), options.read_only, transactional));
 }

@@ -9,8 +9,10 @@
 
 #include "lib/store/engine_cursor.h"
 #include "lib/store/lmdb_error.h"
+#include "lib/store/lmdb_file_check.h"
 #include "lib/store/store_util.h"
 #include "lib/store/tables.h"
+#include "lib/util/damage_signal.h"
 
 namespace dirload {
 namespace {
@@ -30,6 +32,7 @@ constexpr uint64_t kCommitSlackPages = 64;
 
 // An LMDB return code as a Status naming the operation, table and path.
 Status LmdbError(int rc, std::string_view op, std::string_view table, const std::string& path) {
+  rc = LmdbCauseOf(rc, path);
   const StatusCode code = LmdbStatusCode(rc);
   std::string msg = "lmdb: ";
   msg += op;
@@ -41,7 +44,7 @@ Status LmdbError(int rc, std::string_view op, std::string_view table, const std:
   msg += " in ";
   msg += path;
   msg += ": ";
-  msg += mdb_strerror(rc);
+  msg += LmdbErrorText(rc);
   // A missing key or table is for the caller to judge; every other engine
   // failure is the storage's.
   Status st(code, std::move(msg));
@@ -290,6 +293,7 @@ LmdbStore::~LmdbStore() {
   registry_.OrphanAll();
   for (auto& [name, table] : tables_) table->append_cursor.Close();
   txn_.Abort();
+  ClearMappedDatabaseFile(path_ + "/data.mdb");
 }
 
 Status LmdbStore::Init() {
@@ -701,6 +705,7 @@ int OpenEnv(const std::string& dir, uint64_t map_size, unsigned flags, EnvHandle
   int rc = mdb_env_create(&raw);
   if (rc != MDB_SUCCESS) return rc;
   EnvHandle env(raw);
+  ReportLmdbAssertionsAsDamage(env.get());
   rc = mdb_env_set_maxdbs(env.get(), kMaxTables);
   if (rc != MDB_SUCCESS) return rc;
   if (map_size != 0) {
@@ -723,6 +728,10 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
   if (!options.create && !store_internal::FileExists(dir + "/data.mdb")) {
     return Status::NotFound("lmdb: " + dir + ": no LMDB database here (data.mdb is missing)");
   }
+  // LMDB maps the file and trusts it: a file cut short would fault on the
+  // first read past its end.
+  const std::string data_file = dir + "/data.mdb";
+  DIRLOAD_RETURN_IF_ERROR(CheckLmdbDataFile(data_file));
   // MDB_NOTLS: read transactions are tied to this store, not to a thread.
   unsigned flags = MDB_NOTLS;
   if (options.lmdb_no_readahead) flags |= MDB_NORDAHEAD;
@@ -746,6 +755,7 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
     rc = OpenEnv(dir, 0, flags | MDB_NOLOCK, &env);
   }
   if (rc != MDB_SUCCESS) return LmdbError(rc, "mdb_env_open", "", dir);
+  RegisterMappedDatabaseFile(data_file);
   auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only);
   DIRLOAD_RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));

@@ -4,6 +4,7 @@
 // until `dirload recover` rolls it back, indexes included; appends keep the
 // indexes current; recover removes what killed runs left and is idempotent.
 #include <doctest/doctest.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -272,6 +273,97 @@ TEST_CASE("appends keep every index current, with the database's own configurati
     CHECK(Count(found.out) == 1);
   }
 }
+
+#ifdef DIRLOAD_FAULT_INJECTION
+// `dirload index` with a fault plan in its environment (lib/store/fault_injection.h).
+RunResult IndexWithFault(const std::string& dir, const std::string& plan,
+                         std::vector<std::string> extra = {}) {
+  ::setenv("DIRLOAD_FAULT_INJECT", plan.c_str(), 1);
+  std::vector<std::string> args = {"index", "--db", dir, "--progress", "never"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  RunResult r = RunDirload(args);
+  ::unsetenv("DIRLOAD_FAULT_INJECT");
+  return r;
+}
+
+TEST_CASE("an interrupted index rebuild keeps its configuration and is finished, never dropped") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  const std::string base = Generate(t, "base.ldif", 400, 1);
+  const std::string uid = FirstUid(base);
+  for (const Format& f : {kNativeLmdb, kNativeBdb}) {
+    CAPTURE(f.name);
+    const std::string dir = t.File(std::string("db-") + f.name);
+    const std::string before = LoadBase(dir, f, base);
+    // Killed at the rebuild's last sync: every index written, none recorded
+    // as built.
+    RunResult killed = IndexWithFault(dir, "exit:sync:1", {"--all"});
+    REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
+    RunResult check = RunDirload({"index", "--db", dir, "--check"});
+    CHECK_MESSAGE(check.exit_code == 3, check.Describe());
+    CHECK_MESSAGE(check.err.find("an index rebuild did not finish") != std::string::npos,
+                  check.err);
+    // Plain `dirload index`, no configuration: the recorded lines, the
+    // interrupted ones included.
+    RunResult index = RunDirload({"index", "--db", dir, "--progress", "never"});
+    CHECK_MESSAGE(index.exit_code == 0, index.Describe());
+    CHECK_MESSAGE(index.err.find("dropped") == std::string::npos, index.err);
+    RunResult fresh = RunDirload({"index", "--db", dir, "--check"});
+    CHECK_MESSAGE(fresh.exit_code == 0, fresh.Describe());
+    RunResult stat = RunDirload({"stat", "--db", dir});
+    CHECK_MESSAGE(stat.out.find("cn eq,sub") != std::string::npos, stat.out);
+    CHECK_MESSAGE(stat.out.find("objectclass eq") != std::string::npos, stat.out);
+
+    // Interrupted again, then a configuration that names only uid: the
+    // interrupted cn and objectClass indexes are finished too, not dropped.
+    killed = IndexWithFault(dir, "exit:sync:1", {"--all"});
+    REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
+    index = RunDirload({"index", "--db", dir, "--progress", "never", "--index", "uid eq"});
+    CHECK_MESSAGE(index.exit_code == 0, index.Describe());
+    CHECK_MESSAGE(index.err.find("is finished too") != std::string::npos, index.err);
+    CHECK_MESSAGE(index.err.find("dropped") == std::string::npos, index.err);
+    stat = RunDirload({"stat", "--db", dir});
+    CHECK_MESSAGE(stat.out.find("cn eq,sub") != std::string::npos, stat.out);
+
+    // And `dirload recover` finishes one just as well.
+    killed = IndexWithFault(dir, "exit:sync:1", {"--all"});
+    REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
+    RunResult recovered = RunDirload(Recover(dir));
+    CHECK_MESSAGE(recovered.exit_code == 0, recovered.Describe());
+    CHECK_MESSAGE(recovered.out.find("finished the interrupted index rebuild") != std::string::npos,
+                  recovered.out);
+    fresh = RunDirload({"index", "--db", dir, "--check"});
+    CHECK_MESSAGE(fresh.exit_code == 0, fresh.Describe());
+    CHECK(Cat(dir).out == before);
+    RunResult found = Search(dir, "(uid=" + uid + ")");
+    CHECK(Count(found.out) == 1);
+    CHECK_MESSAGE(found.err.find("stale") == std::string::npos, found.err);
+  }
+  {
+    // slapd's format: the in-place rebuild is refused until finished.
+    const std::string dir = t.File("db-mdb");
+    const std::string before = LoadBase(dir, kMdb, base);
+    std::vector<std::string> config = kIndexes;
+    RunResult killed = IndexWithFault(dir, "exit:commit:1", config);
+    REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
+    std::vector<std::string> search = {"search", "--db", dir, "-b", kSuffix};
+    search.insert(search.end(), kIndexes.begin(), kIndexes.end());
+    search.push_back("(uid=" + uid + ")");
+    RunResult refused = RunDirload(search);
+    CHECK_MESSAGE(refused.exit_code == 3, refused.Describe());
+    CHECK_MESSAGE(refused.err.find("dirload recover") != std::string::npos, refused.err);
+    RunResult recovered = RunDirload(Recover(dir));
+    CHECK_MESSAGE(recovered.exit_code == 0, recovered.Describe());
+    CHECK_MESSAGE(recovered.out.find("finished the interrupted index rebuild of slapd's") !=
+                      std::string::npos,
+                  recovered.out);
+    RunResult found = RunDirload(search);
+    CHECK_MESSAGE(found.exit_code == 0, found.Describe());
+    CHECK(Count(found.out) == 1);
+    CHECK(Cat(dir).out == before);
+  }
+}
+#endif  // DIRLOAD_FAULT_INJECTION
 
 TEST_CASE("recover removes the spill directories of dead runs and keeps those of live ones") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());

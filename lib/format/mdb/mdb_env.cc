@@ -10,6 +10,11 @@
 
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/store/lmdb_error.h"
+#include "lib/store/lmdb_file_check.h"
+#include "lib/util/damage_signal.h"
+#ifdef DIRLOAD_FAULT_INJECTION
+#include "lib/store/fault_injection.h"
+#endif
 
 namespace dirload::mdb {
 namespace {
@@ -37,7 +42,8 @@ bool IsMainTable(std::string_view name) {
 }  // namespace
 
 Status MdbEnv::EngineError(int rc, std::string_view op) const {
-  std::string msg = std::string(op) + ": " + path_ + ": " + mdb_strerror(rc);
+  rc = LmdbCauseOf(rc, path_);
+  std::string msg = std::string(op) + ": " + path_ + ": " + LmdbErrorText(rc);
   if (rc == MDB_INCOMPATIBLE) msg += " (a sub-database has other flags than back-mdb's)";
   return Status(LmdbStatusCode(rc), std::move(msg)).WithOrigin(ErrorOrigin::kStorage);
 }
@@ -50,6 +56,7 @@ Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEn
   int rc = mdb_env_create(&e);
   if (rc != 0) return env->EngineError(rc, "mdb_env_create");
   env->env_ = e;
+  ReportLmdbAssertionsAsDamage(e);
   if (options.map_size != 0) {
     rc = mdb_env_set_mapsize(e, options.map_size);
     if (rc != 0) return env->EngineError(rc, "mdb_env_set_mapsize");
@@ -62,8 +69,10 @@ Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEn
     if (::access((dir + "/lock.mdb").c_str(), R_OK | W_OK) != 0) flags |= MDB_NOLOCK;
   }
   if (options.quick && !options.read_only) flags |= MDB_NOSYNC | MDB_WRITEMAP;
+  DIRLOAD_RETURN_IF_ERROR(CheckLmdbDataFile(dir + "/data.mdb"));
   rc = mdb_env_open(e, dir.c_str(), flags, 0600);
   if (rc != 0) return env->EngineError(rc, "mdb_env_open");
+  RegisterMappedDatabaseFile(dir + "/data.mdb");
   DIRLOAD_RETURN_IF_ERROR(env->OpenDbs(options));
   return env;
 }
@@ -141,6 +150,7 @@ Status MdbEnv::OpenDbs(const MdbEnvOptions& options) {
 
 MdbEnv::~MdbEnv() {
   if (env_ != nullptr) mdb_env_close(static_cast<MDB_env*>(env_));
+  ClearMappedDatabaseFile(path_ + "/data.mdb");
 }
 
 Result<MdbDb> MdbEnv::Index(std::string_view name) const {
@@ -170,6 +180,9 @@ Result<MdbTxn> MdbEnv::Begin(bool write) {
 
 Status MdbEnv::Sync() {
   if (read_only_) return Status::Ok();
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kSync); !st.ok()) return st;
+#endif
   int rc = mdb_env_sync(static_cast<MDB_env*>(env_), 1);
   if (rc != 0) return EngineError(rc, "mdb_env_sync");
   return Status::Ok();
@@ -213,6 +226,9 @@ void MdbTxn::Abort() {
 
 Status MdbTxn::Commit() {
   if (txn_ == nullptr) return Status::InvalidArgument("commit of a finished transaction");
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kCommit); !st.ok()) return st;
+#endif
   int rc = mdb_txn_commit(Txn(txn_));
   txn_ = nullptr;
   if (rc != 0) return env_->EngineError(rc, "mdb_txn_commit");
@@ -220,6 +236,9 @@ Status MdbTxn::Commit() {
 }
 
 Status MdbTxn::Put(MdbDb db, std::string_view key, std::string_view value, MdbPutMode mode) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   unsigned flags = 0;
   switch (mode) {
     case MdbPutMode::kOverwrite:
@@ -245,6 +264,9 @@ Status MdbTxn::Put(MdbDb db, std::string_view key, std::string_view value, MdbPu
 }
 
 Result<char*> MdbTxn::Reserve(MdbDb db, std::string_view key, size_t size, MdbPutMode mode) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   unsigned flags = MDB_RESERVE;
   if (mode == MdbPutMode::kAppend) flags |= MDB_APPEND;
   if (mode == MdbPutMode::kNoOverwrite) flags |= MDB_NOOVERWRITE;
@@ -335,6 +357,9 @@ Result<MdbTxn::DupRange> MdbTxn::Dups(MdbDb db, std::string_view key) {
 }
 
 Status MdbTxn::DeleteKey(MdbDb db, std::string_view key) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   MDB_val k = Val(key);
   int rc = mdb_del(Txn(txn_), db.dbi, &k, nullptr);
   if (rc != 0) return env_->EngineError(rc, "mdb_del");
@@ -342,6 +367,9 @@ Status MdbTxn::DeleteKey(MdbDb db, std::string_view key) {
 }
 
 Status MdbTxn::DeleteDup(MdbDb db, std::string_view key, std::string_view value) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   MDB_val k = Val(key), v = Val(value);
   int rc = mdb_del(Txn(txn_), db.dbi, &k, &v);
   if (rc != 0) return env_->EngineError(rc, "mdb_del(dup)");
@@ -406,6 +434,9 @@ Result<std::string_view> MdbTxn::GetDup(MdbDb db, std::string_view key, std::str
 }
 
 Status MdbTxn::ReplaceDup(MdbDb db, std::string_view key, std::string_view value) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   MDB_cursor* c = nullptr;
   int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
@@ -433,6 +464,9 @@ Status MdbTxn::PutMultiple(MdbDb db, std::string_view key, std::string_view data
   if (size == 0 || data.size() % size != 0 || data.empty()) {
     return Status::InvalidArgument(std::string(what) + ": data is not a whole number of items");
   }
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   MDB_cursor* c = nullptr;
   int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
@@ -473,12 +507,18 @@ Status MdbTxn::ForEachDup(MdbDb db, std::string_view key,
 }
 
 Status MdbTxn::DeleteDb(MdbDb db) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   int rc = mdb_drop(Txn(txn_), db.dbi, 1);
   if (rc != 0) return env_->EngineError(rc, "mdb_drop(delete)");
   return Status::Ok();
 }
 
 Status MdbTxn::Drop(MdbDb db) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
+#endif
   int rc = mdb_drop(Txn(txn_), db.dbi, 0);
   if (rc != 0) return env_->EngineError(rc, "mdb_drop");
   return Status::Ok();
