@@ -341,7 +341,11 @@ CommandRunner RegisterAdd(CLI::App* app) {
   CLI::App* cmd = app->add_subcommand(
       "add",
       "load LDIF into a database (slapadd): phase 1 stores the entries, phase 2 builds "
-      "the indexes");
+      "the indexes. Into an existing database it appends, indexing the new entries with "
+      "the configuration given or, on dirload's format, the one the database recorded; an "
+      "append that fails is rolled back (the database as it was, indexes included), and "
+      "one that was killed is refused by every command until 'dirload recover' rolls it "
+      "back");
   cmd->add_option("-l,--ldif", a->ldif, "LDIF input, plain or gzip ('-' or absent: stdin)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   cmd->add_flag("-q,--quick", a->quick, "fewer, larger transactions (as slapadd -q)");

@@ -8,6 +8,7 @@
 #include "lib/pipeline/undo_copy.h"
 
 namespace dirload {
+
 Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend,
                                          const StoreOptions& options) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));

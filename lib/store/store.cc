@@ -1,6 +1,9 @@
 #include "lib/store/store.h"
 
 #include "lib/store/bdb_store.h"
+#ifdef DIRLOAD_FAULT_INJECTION
+#include "lib/store/fault_injection.h"
+#endif
 #include "lib/store/lmdb_store.h"
 #include "lib/store/store_util.h"
 
@@ -58,8 +61,10 @@ Result<CachePriority> ParseCachePriority(std::string_view name) {
                                  "' (expected very_low, low, default, high or very_high)");
 }
 
-Result<std::unique_ptr<Store>> Store::Open(Backend backend, const std::string& dir,
-                                           const StoreOptions& options) {
+namespace {
+
+Result<std::unique_ptr<Store>> OpenEngine(Backend backend, const std::string& dir,
+                                          const StoreOptions& options) {
   switch (backend) {
     case Backend::kLmdb:
       return OpenLmdbStore(dir, options);
@@ -67,6 +72,27 @@ Result<std::unique_ptr<Store>> Store::Open(Backend backend, const std::string& d
       return OpenBdbStore(dir, options);
   }
   return Status::InvalidArgument("store: unknown backend");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(Backend backend, const std::string& dir,
+                                           const StoreOptions& options) {
+#ifdef DIRLOAD_FAULT_INJECTION
+  // A read-only store writes nothing, so it has no point to fail at.
+  if (!options.read_only) {
+    Status plan_error;
+    FaultInjector* injector = ProcessFaultInjector(&plan_error);
+    if (!plan_error.ok()) return plan_error;
+    if (injector != nullptr) {
+      Result<std::unique_ptr<Store>> store = OpenEngine(backend, dir, options);
+      if (!store.ok()) return store.status();
+      return std::unique_ptr<Store>(
+          std::make_unique<FaultInjectingStore>(std::move(*store), injector));
+    }
+  }
+#endif
+  return OpenEngine(backend, dir, options);
 }
 
 }  // namespace dirload
