@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "lib/format/format_detect.h"
 #include "lib/index/sorted_runs.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/mdb_load.h"
@@ -13,6 +12,20 @@
 #include "lib/pipeline/undo_copy.h"
 
 namespace dirload {
+
+Result<std::vector<IndexConfig::Line>> UnfinishedIndexLines(Store* store, const std::string& dir) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexConfig::Line> lines, InterruptedIndexLines(store));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(dir));
+  if (work && work->kind == WorkKind::kIndex) {
+    for (const std::string& l : work->index_lines) {
+      bool known = std::any_of(lines.begin(), lines.end(),
+                               [&](const IndexConfig::Line& have) { return have.text == l; });
+      if (!known) lines.push_back({l, "interrupted rebuild"});
+    }
+  }
+  return lines;
+}
+
 namespace {
 
 std::string Count(uint64_t n, const char* one, const char* many) {
@@ -30,23 +43,6 @@ std::string EntriesPhrase(const ResolvedDatabase& db) {
   if (!meta.ok()) return "";
   return " (" + Count(meta->entries, "entry", "entries") + ")";
 }
-
-}  // namespace
-
-Result<std::vector<IndexConfig::Line>> UnfinishedIndexLines(Store* store, const std::string& dir) {
-  DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexConfig::Line> lines, InterruptedIndexLines(store));
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(dir));
-  if (work && work->kind == WorkKind::kIndex) {
-    for (const std::string& l : work->index_lines) {
-      bool known = std::any_of(lines.begin(), lines.end(),
-                               [&](const IndexConfig::Line& have) { return have.text == l; });
-      if (!known) lines.push_back({l, "interrupted rebuild"});
-    }
-  }
-  return lines;
-}
-
-namespace {
 
 Status FinishNativeIndex(const ResolvedDatabase& db, const Schema& schema,
                          const IndexRunOptions& run, RecoveryReport* report) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lib/store/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
@@ -29,30 +30,7 @@ struct BdbEngine {
 
 #define ENGINES LmdbEngine, BdbEngine
 
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(base != nullptr ? base : "/tmp") + "/fault_injection_test.XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    REQUIRE(::mkdtemp(buf.data()) != nullptr);
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string db() const { return path_ + "/db"; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // Sets an environment variable (or unsets it, for nullptr) for one scope.
 class ScopedEnv {
@@ -200,7 +178,7 @@ TEST_CASE("a plan that only counts fails nothing") {
 
 TEST_CASE("exit mode ends the process at once with status 137") {
   TempDir tmp;
-  std::string marker = tmp.path() + "/before";
+  std::string marker = tmp.File("before");
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -221,7 +199,7 @@ TEST_CASE("exit mode ends the process at once with status 137") {
 
 TEST_CASE("the counts are written to the plan's file") {
   TempDir tmp;
-  std::string file = tmp.path() + "/counts";
+  std::string file = tmp.File("counts");
   FaultInjector injector(Plan(FaultMode::kNone, FaultOp::kAny, 0, file));
   (void)injector.Hit(FaultOp::kWrite);
   (void)injector.Hit(FaultOp::kWrite);
@@ -273,9 +251,9 @@ TEST_CASE_TEMPLATE("the decorator passes everything through when nothing fails",
   TempDir tmp;
   FaultInjector injector(Plan(FaultMode::kNone, FaultOp::kAny, 0));
   {
-    FaultInjectingStore store(OpenEngine(E::kBackend, tmp.db(), true), &injector);
+    FaultInjectingStore store(OpenEngine(E::kBackend, tmp.File("db"), true), &injector);
     CHECK(store.backend() == E::kBackend);
-    CHECK(store.path() == tmp.db());
+    CHECK(store.path() == tmp.File("db"));
     REQUIRE(store.Put("t", "b", "2").ok());
     REQUIRE(store.Append("t", "c", "3").ok());
     REQUIRE(store.Put("t", "a", "1").ok());
@@ -307,9 +285,9 @@ TEST_CASE_TEMPLATE("the decorator passes everything through when nothing fails",
 TEST_CASE_TEMPLATE("a fault at a write keeps what was committed before it", E, ENGINES) {
   TempDir tmp;
   // The points: Put a (1), Commit (2), Put b (3), Put c (4: fails).
-  FaultInjector injector(Plan(FaultMode::kFail, FaultOp::kAny, 4, tmp.path() + "/counts"));
+  FaultInjector injector(Plan(FaultMode::kFail, FaultOp::kAny, 4, tmp.File("counts")));
   {
-    FaultInjectingStore store(OpenEngine(E::kBackend, tmp.db(), true), &injector);
+    FaultInjectingStore store(OpenEngine(E::kBackend, tmp.File("db"), true), &injector);
     REQUIRE(store.Put("t", "a", "1").ok());
     REQUIRE(store.Commit().ok());
     REQUIRE(store.Put("t", "b", "2").ok());
@@ -326,8 +304,8 @@ TEST_CASE_TEMPLATE("a fault at a write keeps what was committed before it", E, E
     CHECK(GetOrAbsent(&store, "t", "a") == "1");
   }
   // Closing wrote the counts of the points passed.
-  CHECK(ReadAll(tmp.path() + "/counts") == "write 5\ncommit 2\nsync 1\nany 8\n");
-  std::unique_ptr<Store> store = OpenEngine(E::kBackend, tmp.db(), false);
+  CHECK(ReadAll(tmp.File("counts")) == "write 5\ncommit 2\nsync 1\nany 8\n");
+  std::unique_ptr<Store> store = OpenEngine(E::kBackend, tmp.File("db"), false);
   CHECK(GetOrAbsent(store.get(), "t", "a") == "1");
   CHECK(GetOrAbsent(store.get(), "t", "c") == "<absent>");
   CHECK(GetOrAbsent(store.get(), "t", "d") == "<absent>");
@@ -340,14 +318,14 @@ TEST_CASE_TEMPLATE("a fault at a commit rolls the batch back on LMDB", E, ENGINE
   TempDir tmp;
   FaultInjector injector(Plan(FaultMode::kFail, FaultOp::kCommit, 2));
   {
-    FaultInjectingStore store(OpenEngine(E::kBackend, tmp.db(), true), &injector);
+    FaultInjectingStore store(OpenEngine(E::kBackend, tmp.File("db"), true), &injector);
     REQUIRE(store.Put("t", "a", "1").ok());
     REQUIRE(store.Commit().ok());
     REQUIRE(store.Put("t", "b", "2").ok());
     CHECK_FALSE(store.Commit().ok());
     CHECK(injector.dead());
   }
-  std::unique_ptr<Store> store = OpenEngine(E::kBackend, tmp.db(), false);
+  std::unique_ptr<Store> store = OpenEngine(E::kBackend, tmp.File("db"), false);
   CHECK(GetOrAbsent(store.get(), "t", "a") == "1");
   if (E::kBackend == Backend::kLmdb) CHECK(GetOrAbsent(store.get(), "t", "b") == "<absent>");
 }
