@@ -31,7 +31,10 @@ bool IsAlnum(char c) {
 // RFC 2849 AttributeDescription: a name (letter first, then letters, digits,
 // '-') or a numeric OID, followed by ";option" parts of the same characters.
 bool ValidDescription(std::string_view d) {
-  if (d.empty()) return false;
+  // RFC 2849: the type is a name (a letter first) or an OID (a digit first);
+  // only options may start with '-'. A lone "-" is a modify record's
+  // separator, never a description.
+  if (d.empty() || !IsAlnum(d[0])) return false;
   bool at_start = true;
   for (char c : d) {
     if (c == ';') {

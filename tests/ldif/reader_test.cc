@@ -185,6 +185,14 @@ TEST_CASE("attribute options are kept in the description") {
   CHECK(e.line == 2);
   ReadError e2 = OneError("dn: dc=x\nc n: a\n");
   CHECK(e2.what.find("invalid attribute description") != std::string::npos);
+  // A description starts with a letter or a digit: "-" and "-x" are not
+  // ones, in a modify record (where "-" alone separates changes) or not.
+  for (const char* text : {"dn:\nchangetype:modify\n-:e\n", "dn: dc=x\n-x: a\n",
+                           "dn: dc=x\nchangetype: modify\nadd: cn\ncn: a\n-: b\n"}) {
+    CAPTURE(text);
+    ReadError bad = OneError(text);
+    CHECK(bad.what.find("invalid attribute description") != std::string::npos);
+  }
 }
 
 TEST_CASE("CRLF and LF input give the same records") {
