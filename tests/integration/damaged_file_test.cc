@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -202,6 +203,35 @@ TEST_CASE("a data.mdb whose meta pages are garbage is refused") {
   CHECK(r.err.find("no valid meta page") != std::string::npos);
 }
 
+// Berkeley DB frees nothing more once a checksum failure has made it panic
+// (its handles can then only be closed with DB_RUNRECOVERY), so under
+// AddressSanitizer the leak check would turn dirload's exit status 4 into
+// its own. The leak is the engine's, at exit, after the error: the children
+// of these cases run without the leak check.
+class NoLeakCheck {
+ public:
+  NoLeakCheck() {
+    const char* old = std::getenv("ASAN_OPTIONS");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    std::string now = had_ ? old_ + ":detect_leaks=0" : "detect_leaks=0";
+    ::setenv("ASAN_OPTIONS", now.c_str(), 1);
+  }
+  ~NoLeakCheck() {
+    if (had_) {
+      ::setenv("ASAN_OPTIONS", old_.c_str(), 1);
+    } else {
+      ::unsetenv("ASAN_OPTIONS");
+    }
+  }
+  NoLeakCheck(const NoLeakCheck&) = delete;
+  NoLeakCheck& operator=(const NoLeakCheck&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
 TEST_CASE("a page of garbage ends commands with a message, never a signal") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir tmp;
@@ -220,6 +250,7 @@ TEST_CASE("a page of garbage ends commands with a message, never a signal") {
   }
   SUBCASE("native bdb: an index, a table with page checksums") {
     Load(kNativeBdb, db, ldif);
+    NoLeakCheck engine_panicked;
     WriteGarbage(db + "/idx.cn.bdb", "user number 750");
     RunResult r = RunDirload({"search", "--db", db, "-b", kSuffix, "(cn=User Number 750)"}, 60);
     INFO(r.Describe());

@@ -130,7 +130,7 @@ const char* ScenarioName(Scenario s) {
 // Which of the points 1..total to try in mode number `mode` (0 fail, 1
 // exit). DIRLOAD_FAULT_SWEEP=full: every one up to 40, else the first 15 and
 // 25 spread evenly up to the last. By default, to keep the test fast under
-// AddressSanitizer: four, different in each mode (the first ones, two
+// AddressSanitizer: three, different in each mode (the first ones, one
 // inside, and the last, the final sync, where a run is most exposed).
 std::vector<uint64_t> PointsToTry(uint64_t total, int mode) {
   std::vector<uint64_t> points;
@@ -148,7 +148,7 @@ std::vector<uint64_t> PointsToTry(uint64_t total, int mode) {
     return points;
   }
   const uint64_t m = static_cast<uint64_t>(mode);
-  for (uint64_t n : {1 + m, total * (1 + m) / 5, total * (3 + m) / 5, total}) {
+  for (uint64_t n : {1 + m, total * (1 + m) / 3, total}) {
     if (n >= 1 && n <= total && (points.empty() || n > points.back())) points.push_back(n);
   }
   return points;

@@ -125,7 +125,8 @@ TEST_CASE("an append that fails rolls itself back: the entries and indexes as be
   TempDir t;
   const std::string base = Generate(t, "base.ldif", 400, 1);
   const std::string more = Generate(t, "more.ldif", 300, 2);  // its first record is the suffix
-  const std::string binary = t.Write("binary.ldif", std::string("dn: \x01\xff\xfe\x00garbage", 17));
+  const std::string binary =
+      t.Write("binary.ldif", std::string("dn: \x01\xff\xfe", 7) + std::string(1, '\0') + "garbage");
   for (const Format& f : {kNativeLmdb, kNativeBdb, kMdb}) {
     CAPTURE(f.name);
     const std::string dir = t.File(std::string("db-") + f.name);

@@ -196,9 +196,11 @@ void MdbEnv::StartWriteback() {
 }
 
 Status MdbEnv::CopyTo(const std::string& dir) {
-  // Compacting: only the pages in use are written, so a sparse map of
-  // maxsize bytes does not become a file of that size.
-  int rc = mdb_env_copy2(static_cast<MDB_env*>(env_), dir.c_str(), MDB_CP_COMPACT);
+  // A page-for-page copy up to the last page in use (a sparse map of
+  // maxsize bytes does not become a file of that size). Not compacting:
+  // that walks every tree, and LMDB overruns its own buffers on a damaged
+  // page; a plain copy leaves damage for the checks that report it.
+  int rc = mdb_env_copy2(static_cast<MDB_env*>(env_), dir.c_str(), 0);
   if (rc != 0) return EngineError(rc, "mdb_env_copy2 to " + dir);
   return Status::Ok();
 }
