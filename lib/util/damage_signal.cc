@@ -1,7 +1,9 @@
 #include "lib/util/damage_signal.h"
 
+#include <link.h>
 #include <signal.h>
 #include <sys/vfs.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,10 +41,52 @@ void WriteAll(const char* p, size_t n) {
   }
 }
 
+// The code of the storage engines (liblmdb, libdb): a SIGSEGV is blamed on
+// the database only when the faulting instruction is theirs, so that a bug
+// of dirload's own still crashes as a bug. (A SIGBUS comes from a mapped
+// file that is shorter than its map, whoever reads it.) Filled once, before
+// the handlers are installed.
+struct CodeRange {
+  uintptr_t begin = 0, end = 0;
+};
+constexpr int kMaxEngineRanges = 16;
+CodeRange engine_code[kMaxEngineRanges];
+int engine_ranges = 0;
+
+int AddEngineCode(struct dl_phdr_info* info, size_t, void*) {
+  const char* name = info->dlpi_name;
+  if (name == nullptr) return 0;
+  const char* base = std::strrchr(name, '/');
+  base = base == nullptr ? name : base + 1;
+  if (std::strncmp(base, "liblmdb", 7) != 0 && std::strncmp(base, "libdb-", 6) != 0) return 0;
+  for (int i = 0; i < info->dlpi_phnum && engine_ranges < kMaxEngineRanges; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+    engine_code[engine_ranges++] = {begin, begin + ph.p_memsz};
+  }
+  return 0;
+}
+
+bool InEngineCode(const void* context) {
+  uintptr_t pc = 0;
+#if defined(__x86_64__)
+  pc = static_cast<uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  pc = static_cast<uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.pc);
+#else
+  return true;  // no way to tell here: blame the database, as before
+#endif
+  for (int i = 0; i < engine_ranges; ++i) {
+    if (pc >= engine_code[i].begin && pc < engine_code[i].end) return true;
+  }
+  return false;
+}
+
 // Only async-signal-safe calls from here on: write, _exit, sigaction, raise.
-extern "C" void OnFault(int sig) {
+extern "C" void OnFault(int sig, siginfo_t*, void* context) {
   size_t n = path_length.load();
-  if (n == 0) {
+  if (n == 0 || (sig == SIGSEGV && !InEngineCode(context))) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
@@ -75,13 +119,15 @@ extern "C" void OnFault(int sig) {
 }  // namespace
 
 void InstallDamageSignalHandlers() {
+  engine_ranges = 0;
+  ::dl_iterate_phdr(AddEngineCode, nullptr);
   struct sigaction sa {};
-  sa.sa_handler = OnFault;
+  sa.sa_sigaction = OnFault;
   sigemptyset(&sa.sa_mask);
   // SA_ONSTACK: a fault from a deep recursion still finds a stack if the
   // program set one up; SA_NODEFER is not wanted (a fault in the handler
   // itself must not recurse).
-  sa.sa_flags = SA_ONSTACK;
+  sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
   ::sigaction(SIGBUS, &sa, nullptr);
   ::sigaction(SIGSEGV, &sa, nullptr);
 }

@@ -5,8 +5,9 @@
 // pointers astray (SIGSEGV). Neither can be turned into a Status, so the
 // handlers installed here end the process the way a storage error does: a
 // one-line message naming the file and exit status 4 (tools/exit_codes.h).
-// They speak only while an open database file is registered; a fault with
-// none registered is a bug, and it crashes as it would without them.
+// They speak only while an open database file is registered, and a SIGSEGV
+// only when the faulting instruction is in the engine's code (liblmdb,
+// libdb); any other fault is a bug, and it crashes as it would without them.
 //
 // Thread safety: InstallDamageSignalHandlers() is for main(), before any
 // thread starts. Register/Clear may be called from any thread, but one
