@@ -84,6 +84,8 @@ Status DecodeChunkBody(std::string_view body, EntryId after, std::vector<EntryId
     // Fast path: one-byte deltas, the common case in dense lists.
     unsigned char c = static_cast<unsigned char>(body[0]);
     if (c != 0 && c < 0x80) {
+      // A corrupt body can bring id near 2^64: a wrap is not ascending.
+      if (id + c < id) return Status::Corruption("index: ID chunk not ascending");
       id += c;
       body.remove_prefix(1);
       ids->push_back(id);

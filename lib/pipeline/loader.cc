@@ -598,11 +598,13 @@ Status Loader::RemoveOrphans() {
     }
     DIRLOAD_RETURN_IF_ERROR(c->status());
     c.reset();
+    // A named copy: clang 14 cannot capture a structured binding in a lambda.
+    const uint64_t hole_line = hole.first_line;
     auto line_of = [&](std::string_view id_key) {
       EntryId id = GetBigEndian64(id_key);
       return id >= summary_.first_id && id - summary_.first_id < line_of_.size()
                  ? line_of_[id - summary_.first_id]
-                 : hole.first_line;
+                 : hole_line;
     };
     // Reported in input order.
     std::sort(doomed.begin(), doomed.end(),

@@ -173,6 +173,8 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     Result<std::vector<std::string>> words = Words(l);
     if (!words.ok()) return words.status().WithPrefix(where);
     const std::vector<std::string>& w = *words;
+    // Only white space, as Words() counts it ("\f", "\v"): a blank line.
+    if (w.empty()) continue;
     std::string key = Lower(w[0]);
     auto need = [&](size_t count) -> Status {
       if (w.size() < count + 1) {

@@ -1,0 +1,33 @@
+// Fuzz target for the slapd.conf reader (lib/pipeline/slapd_config.h), from
+// memory: ParseSlapdConfig reads no file (include lines are only recorded),
+// so any text must give a configuration or an error, never crash. The
+// byte-size parser the reader uses for maxsize and cachesize gets the same
+// text.
+//
+// The cn=config reader (lib/pipeline/cn_config.h) has no such entry point:
+// ReadCnConfig reads a slapd.d directory only, and this target writes no
+// files, so it is not fuzzed here.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "lib/pipeline/slapd_config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace dirload;
+  std::string text(reinterpret_cast<const char*>(data), size);
+  // A path under a directory that does not exist: relative includes resolve
+  // against it, and nothing there can be read.
+  Result<SlapdConfig> config = ParseSlapdConfig(text, "/nonexistent/slapd.conf");
+  if (config.ok()) {
+    // Databases are numbered frontend -1, config 0, then 1, 2, ...
+    for (const SlapdDatabase& db : config->databases) {
+      if (config->FindDatabase(db.number) != &db) std::abort();
+    }
+  }
+  (void)ParseByteSize(text);
+  (void)ModuleName(text);
+  return 0;
+}
