@@ -12,23 +12,11 @@
 
 #include "lib/schema/dn.h"
 #include "lib/schema/schema.h"
-
-namespace {
-
-const dirload::Schema& BuiltinSchema() {
-  static const dirload::Schema* schema = [] {
-    dirload::Result<dirload::Schema> s = dirload::Schema::Builtin();
-    if (!s.ok()) std::abort();
-    return new dirload::Schema(std::move(*s));
-  }();
-  return *schema;
-}
-
-}  // namespace
+#include "tests/fuzz/builtin_schema.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dirload;
-  const Schema& schema = BuiltinSchema();
+  const Schema& schema = fuzz::BuiltinSchema();
   std::string_view text(reinterpret_cast<const char*>(data), size);
 
   Result<Dn> dn = ParseDn(text);

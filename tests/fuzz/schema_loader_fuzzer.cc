@@ -14,19 +14,7 @@
 
 #include "lib/schema/schema.h"
 #include "lib/schema/schema_loader.h"
-
-namespace {
-
-const dirload::Schema& BuiltinSchema() {
-  static const dirload::Schema* schema = [] {
-    dirload::Result<dirload::Schema> s = dirload::Schema::Builtin();
-    if (!s.ok()) std::abort();
-    return new dirload::Schema(std::move(*s));
-  }();
-  return *schema;
-}
-
-}  // namespace
+#include "tests/fuzz/builtin_schema.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dirload;
@@ -42,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)schema.Fingerprint();
   }
 
-  const Schema& builtin = BuiltinSchema();
+  const Schema& builtin = fuzz::BuiltinSchema();
   (void)ParseAttributeTypeDescription(builtin, text);
   (void)ParseObjectClassDescription(builtin, text);
   (void)ParseSyntaxDescription(builtin, text);

@@ -16,19 +16,11 @@
 #include <vector>
 
 #include "lib/store/store.h"
+#include "tests/store/engines.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
-
-struct LmdbEngine {
-  static constexpr Backend kBackend = Backend::kLmdb;
-};
-struct BdbEngine {
-  static constexpr Backend kBackend = Backend::kBdb;
-};
-
-#define ENGINES LmdbEngine, BdbEngine
 
 using testing::TempDir;
 

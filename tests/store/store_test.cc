@@ -15,18 +15,10 @@
 #include <vector>
 
 #include "lib/store/tables.h"
+#include "tests/store/engines.h"
 
 namespace dirload {
 namespace {
-
-struct LmdbEngine {
-  static constexpr Backend kBackend = Backend::kLmdb;
-};
-struct BdbEngine {
-  static constexpr Backend kBackend = Backend::kBdb;
-};
-
-#define ENGINES LmdbEngine, BdbEngine
 
 // A fresh directory under $TMPDIR, removed with everything in it.
 class TempDir {
