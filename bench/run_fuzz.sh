@@ -17,7 +17,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-all_targets="ldif_reader entry_codec idl_format filter dn schema_loader slapd_config
+all_targets="ldif_reader entry_codec idl_format filter dn schema_loader slapd_config cn_config
   mdb_entry mdb_dn_node"
 minutes=5
 targets=$all_targets

@@ -10,8 +10,9 @@
 #   clients: 18,992 entries, 18,986 of them under ou=Users,ou=People; uid=
 #            over three pattern files (the first 1,000 users; all; all with
 #            even-numbered clients in reverse order), 1 to 15 clients.
-# The same searches offline through `dirload search --bench` are run when
-# dirload has that mode, and left out (and said so) when it does not.
+#   offline: the sn= and uid= searches on the same databases through
+#            `dirload search --bench` (worker processes, each with its own
+#            read session, no server, no protocol), slapd stopped.
 #
 # Writes to --out: search_experiments.csv (one row per run), *.md tables of
 # medians, search_clients.png and search_logging.png (gnuplot), and checks
@@ -203,12 +204,29 @@ done
 stop_slapd
 
 # ------------------------------------------------------- offline search
-# DESIGN.md names `dirload search --bench N` (N threads in process over a
-# pattern file); until dirload has it, the offline column is left out.
-offline_note="offline (dirload search --bench): left out, dirload search has no --bench mode yet"
-if "$dirload" search --help 2>&1 | grep -q -- '--bench'; then
-  offline_note="offline: dirload search now has --bench; this script does not run it yet"
+# offline EXP PATTERN INDEX CONF VALUES FILTER WORKERS: `dirload search
+# --bench WORKERS` (a comma list) per --runs, a CSV row per worker count.
+offline() {
+  local exp=$1 pattern=$2 index=$3 conf=$4 values=$5 filter=$6 list=$7 r
+  for ((r = 1; r <= runs; r++)); do
+    "$dirload" search -f "$conf" --bench "$list" --values "$values" --bench-seconds "$cell" \
+      "$filter" > "$work/offline.out" ||
+      { cat "$work/offline.out" >&2; echo "$exp $pattern: dirload search --bench failed" >&2; exit 1; }
+    awk -v pre="$exp,$pattern,$index,none" -v r="$r" 'NR > 1 {
+        printf "%s,%s,0,1,%s,%s,%s,%s,%.1f,%.1f,%s,%s\n", pre, $1, r, $2, $4, $5, $6, $6 / $1, $7, $9
+      }' "$work/offline.out" | tee -a "$csv"
+  done
+}
+offline_sn_workers="1,4"
+if ((quick)); then
+  offline_workers=$(echo "$client_counts" | tr ' ' ',')
+else
+  offline_workers="1,2,4,8,15"
 fi
+offline offline-sn sn off "$work/people-noindex.conf" "$work/sn.txt" '(sn=%s)' "$offline_sn_workers"
+offline offline-sn sn on "$work/people-sn.conf" "$work/sn.txt" '(sn=%s)' "$offline_sn_workers"
+offline offline-clients first on "$work/users.conf" "$work/uid-first.txt" '(uid=%s)' "$offline_workers"
+offline offline-clients all on "$work/users.conf" "$work/uid-all.txt" '(uid=%s)' "$offline_workers"
 
 # ---------------------------------------------------------------- tables
 # median_of KEYFIELDS...: "key<TAB>median rps<TAB>median mean_ms<TAB>median p99<TAB>median per-client<TAB>requests<TAB>seconds"
@@ -246,6 +264,13 @@ label=""
         "$(get sn sn $index $logging 1 7) | $(get sn sn $index $logging 4 7) |"
     done
   done
+  for index in off on; do
+    echo "| $index | offline, 1 and 4 workers | $(get offline-sn sn $index none 1 6) |" \
+      "$(get offline-sn sn $index none 4 6) | $(get offline-sn sn $index none 1 7) |" \
+      "$(get offline-sn sn $index none 4 7) |"
+  done
+  echo
+  echo "Offline: the same searches through \`dirload search --bench\` on the same database, slapd stopped."
 } > "$out/search_sn.md"
 
 {
@@ -284,7 +309,15 @@ label=""
     done
   done
   echo
-  echo "${offline_note^}."
+  echo "Offline, the same uid= searches through \`dirload search --bench\` (worker processes, slapd stopped):"
+  echo
+  echo "| workers | first $first_n: requests/s | mean ms | all: requests/s | mean ms | slapd, all, same clients: requests/s |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  for w in ${offline_workers//,/ }; do
+    echo "| $w | $(get offline-clients first on none "$w" 6) | $(get offline-clients first on none "$w" 7) |" \
+      "$(get offline-clients all on none "$w" 6) | $(get offline-clients all on none "$w" 7) |" \
+      "$(get clients all on 0 "$w" 6) |"
+  done
 } > "$out/search_clients.md"
 
 # ----------------------------------------------------------------- plots
@@ -292,6 +325,8 @@ for pattern in first all all-reverse-even; do
   awk -F, -v p="$pattern" '$1 == "clients" && $2 == p { print $5, $6 }' "$work/medians.csv" \
     | sort -n > "$work/plot-$pattern.dat"
 done
+awk -F, '$1 == "offline-clients" && $2 == "all" { print $5, $6 }' "$work/medians.csv" \
+  | sort -n > "$work/plot-offline.dat"
 awk -F, '$1 == "logging" { print $4, $6 }' "$work/medians.csv" > "$work/plot-logging.dat"
 awk -F, '$1 == "sn" && $5 == 1 { print "idx-" $3 "/log-" $4, $6 }' "$work/medians.csv" \
   > "$work/plot-sn.dat"
@@ -299,10 +334,14 @@ gnuplot <<PLOT
 set terminal png size 800,500
 set output "$out/search_clients.png"
 set title "uid= equality, $client_entries entries: requests/s against clients"
-set xlabel "clients"; set ylabel "requests/s"; set yrange [0:*]; set key bottom right
-plot "$work/plot-first.dat" with linespoints title "first $first_n", \
-     "$work/plot-all.dat" with linespoints title "all", \
-     "$work/plot-all-reverse-even.dat" with linespoints title "all, even clients reversed"
+set xlabel "clients (offline: workers)"; set ylabel "slapd requests/s"; set yrange [0:*]
+set y2label "offline requests/s"; set y2range [0:*]; set y2tics; set ytics nomirror
+set key bottom right
+plot "$work/plot-first.dat" with linespoints title "slapd, first $first_n", \
+     "$work/plot-all.dat" with linespoints title "slapd, all", \
+     "$work/plot-all-reverse-even.dat" with linespoints title "slapd, all, even clients reversed", \
+     "$work/plot-offline.dat" axes x1y2 with linespoints title "offline (dirload search --bench), all"
+unset y2label; unset y2tics; set ytics mirror
 set output "$out/search_logging.png"
 set title "What stats logging costs: requests/s"
 set style data histograms; set style fill solid; set boxwidth 0.8; unset xlabel; set key off

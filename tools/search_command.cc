@@ -4,11 +4,11 @@
 #include <cstdio>
 
 #include "ldif/writer.h"
-#include "lib/format/mdb/mdb_search.h"
 #include "lib/search/filter.h"
 #include "lib/search/search.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
+#include "tools/search_bench.h"
 #include "tools/search_session.h"
 
 namespace dirload::tools {
@@ -26,6 +26,10 @@ struct SearchArgs {
   bool count = false;
   bool dns_only = false;
   std::string output = "-";
+  std::vector<int> bench;  // worker counts, one run each
+  std::string values_file;
+  double bench_seconds = 5;
+  uint64_t bench_requests = 0;
 };
 
 bool Wanted(const std::vector<std::string>& attrs, std::string_view description) {
@@ -37,9 +41,70 @@ bool Wanted(const std::vector<std::string>& attrs, std::string_view description)
   return false;
 }
 
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "dirload search: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+int RunBench(const SearchArgs& a) {
+  SearchBenchOptions o;
+  o.workers = a.bench;
+  o.filter_template = a.filter;
+  for (int w : o.workers) {
+    if (w < 1 || w > 1024) return Usage("--bench: worker counts are 1 to 1024");
+  }
+  bool has_slot = a.filter.find("%s") != std::string::npos;
+  if (!a.values_file.empty()) {
+    if (!has_slot) return Usage("--values: the filter has no %s to put the values in");
+    Result<std::vector<std::string>> values = ReadBenchValues(a.values_file);
+    if (!values.ok()) return Usage(std::string(values.status().message()));
+    o.values = std::move(*values);
+  } else if (has_slot) {
+    return Usage("the filter has %s but no --values file gives the values");
+  }
+  if (a.base_option->count() > 0) o.base = a.base;
+  Result<SearchScope> scope = ParseSearchScope(a.scope);
+  if (!scope.ok()) return ReportError(scope.status());
+  o.scope = *scope;
+  o.use_indexes = !a.no_index;
+  o.seconds = a.bench_seconds;
+  o.requests = a.bench_requests;
+  if (o.requests == 0 && !(o.seconds > 0)) return Usage("--bench-seconds must be positive");
+  Result<std::vector<SearchBenchRun>> runs = RunSearchBench(a.db, o);
+  if (!runs.ok()) return ReportError(runs.status());
+  Result<std::unique_ptr<ldif::ByteSink>> sink = ldif::OpenByteSink(a.output);
+  if (!sink.ok()) return ReportError(sink.status());
+  std::string text =
+      "workers requests entries errors seconds requests_per_second mean_ms p50_ms p99_ms "
+      "max_ms\n";
+  char line[256];
+  for (const SearchBenchRun& r : *runs) {
+    std::snprintf(line, sizeof line, "%d %llu %llu %llu %.3f %.1f %.3f %.3f %.3f %.3f\n", r.workers,
+                  static_cast<unsigned long long>(r.requests),
+                  static_cast<unsigned long long>(r.entries),
+                  static_cast<unsigned long long>(r.errors), r.seconds, r.requests_per_second,
+                  r.mean_ms, r.p50_ms, r.p99_ms, r.max_ms);
+    text += line;
+    if (r.errors > 0) {
+      std::fprintf(stderr,
+                   "dirload search: %llu of %llu searches failed with %d workers; first: %s\n",
+                   static_cast<unsigned long long>(r.errors),
+                   static_cast<unsigned long long>(r.requests), r.workers, r.first_error.c_str());
+    }
+  }
+  Status st = (*sink)->Write(text);
+  if (st.ok()) st = (*sink)->Close();
+  if (!st.ok()) return ReportError(st);
+  for (const SearchBenchRun& r : *runs) {
+    if (r.errors > 0) return kExitBadData;
+  }
+  return kExitOk;
+}
+
 int RunSearch(SearchArgs a) {
   // With a configuration of several databases, the base picks the one searched.
   if (a.base_option->count() > 0) a.db.select_dn = a.base;
+  if (!a.bench.empty()) return RunBench(a);
   Result<std::unique_ptr<SearchSession>> session = OpenSearchSession(a.db);
   if (!session.ok()) return ReportError(session.status());
   SearchSession& s = **session;
@@ -55,7 +120,6 @@ int RunSearch(SearchArgs a) {
   req.base = a.base_option->count() > 0 ? a.base : s.suffix;
   req.scope = *scope;
   req.filter = std::move(*filter);
-  req.indexes = &s.indexes;
   req.use_indexes = !a.no_index;
   req.explain = a.explain;
 
@@ -79,21 +143,7 @@ int RunSearch(SearchArgs a) {
     }
     return writer.Write(record);
   };
-  Result<SearchResult> result = Status::Internal("unset");
-  if (s.format == DatabaseFormat::kMdb) {
-    // slapd's back-mdb: the same request through dn2i and its index databases.
-    mdb::MdbSearchRequest mreq;
-    mreq.base = req.base;
-    mreq.scope = req.scope;
-    mreq.filter = std::move(req.filter);
-    mreq.indexes = req.indexes;
-    mreq.use_indexes = req.use_indexes;
-    mreq.explain = req.explain;
-    mreq.keys = s.mdb_keys;
-    result = mdb::MdbSearch(s.mdb.get(), *s.schema, mreq, emit);
-  } else {
-    result = Search(s.store.get(), *s.schema, s.dictionary, req, emit);
-  }
+  Result<SearchResult> result = RunSessionSearch(s, std::move(req), emit);
   if (!result.ok()) return ReportError(result.status());
   Status st = writer.Flush();
   if (st.ok() && a.count) st = (*sink)->Write(std::to_string(result->matched) + "\n");
@@ -134,6 +184,21 @@ CommandRunner RegisterSearch(CLI::App* app) {
   cmd->add_flag("--count", a->count, "print only the number of matching entries");
   cmd->add_flag("--dn", a->dns_only, "print only the DNs of matching entries");
   cmd->add_option("-o,--output", a->output, "output file (default stdout)");
+  cmd->add_option("--bench", a->bench,
+                  "benchmark instead of printing: for each worker count W of the list "
+                  "(e.g. 1,2,4), W worker processes, each with its own read session, run "
+                  "the search at once and a line reports requests, entries, errors, "
+                  "seconds, requests/s and latency (mean, p50, p99, max in ms); exit 1 "
+                  "when a search failed")
+      ->delimiter(',');
+  cmd->add_option("--values", a->values_file,
+                  "with --bench: a pattern file, one value per line; each search puts the "
+                  "next value, escaped, in place of every %s of the filter (worker w of W "
+                  "starts at value w*count/W)");
+  cmd->add_option("--bench-seconds", a->bench_seconds,
+                  "with --bench: how long each worker count runs (default 5)");
+  cmd->add_option("--bench-requests", a->bench_requests,
+                  "with --bench: searches per worker instead of a time");
   return [a] { return RunSearch(*a); };
 }
 

@@ -59,4 +59,21 @@ Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& arg
   return s;
 }
 
+Result<SearchResult> RunSessionSearch(SearchSession& s, SearchRequest request,
+                                      const SearchCallback& callback) {
+  request.indexes = &s.indexes;
+  if (s.format != DatabaseFormat::kMdb) {
+    return Search(s.store.get(), *s.schema, s.dictionary, request, callback);
+  }
+  mdb::MdbSearchRequest m;
+  m.base = std::move(request.base);
+  m.scope = request.scope;
+  m.filter = std::move(request.filter);
+  m.indexes = request.indexes;
+  m.use_indexes = request.use_indexes;
+  m.explain = request.explain;
+  m.keys = s.mdb_keys;
+  return mdb::MdbSearch(s.mdb.get(), *s.schema, m, callback);
+}
+
 }  // namespace dirload::tools

@@ -43,4 +43,10 @@ struct SearchSession {
 
 Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& args);
 
+// Runs `request` on the session's database, whichever its format (on slapd's,
+// through dn2i and its index databases). `request.indexes` is ignored: the
+// session's fresh indexes are used unless request.use_indexes is false.
+Result<SearchResult> RunSessionSearch(SearchSession& session, SearchRequest request,
+                                      const SearchCallback& callback);
+
 }  // namespace dirload::tools

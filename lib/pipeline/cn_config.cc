@@ -92,18 +92,16 @@ std::vector<int> AttributeLines(const std::string& text) {
   return lines;
 }
 
-// Reads the one entry of `path`.
-Result<ConfigEntry> ReadEntry(const fs::path& path) {
-  const std::string file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ConfigError(file + ": cannot open: " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return ConfigError(file + ": read failed");
-  std::string text = buf.str();
+// Reads the one entry of a configuration file, `text` being its contents
+// and `file` its name in messages.
+Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text) {
   std::vector<int> lines = AttributeLines(text);
 
-  ldif::Reader reader(ldif::MemoryByteSource(text, file));
+  // A configuration file is a few KB: a block its size, not the reader's
+  // default megabyte (twice over) per file.
+  ldif::ReaderOptions options;
+  options.block_size = std::min(options.block_size, text.size() + 1);
+  ldif::Reader reader(ldif::MemoryByteSource(text, file), options);
   ldif::Record record;
   Result<bool> got = reader.Next(&record);
   if (!got.ok()) return AsConfigError(got.status());
@@ -295,109 +293,131 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
   return db;
 }
 
-// The files of `dir` whose names start with `prefix` and end in ".ldif",
-// ordered by their {N} numbers.
-Result<std::vector<fs::path>> NumberedFiles(const fs::path& dir, std::string_view prefix) {
-  std::vector<std::pair<int, fs::path>> found;
-  std::error_code ec;
-  for (const fs::directory_entry& d : fs::directory_iterator(dir, ec)) {
-    std::string name = d.path().filename().string();
-    if (!name.starts_with(prefix) || !name.ends_with(".ldif") || d.is_directory()) continue;
-    std::optional<int> n = NameNumber(name);
-    if (!n) return ConfigError(d.path().string() + ": no {N} number in the file name");
-    found.emplace_back(*n, d.path());
-  }
-  if (ec) return ConfigError(dir.string() + ": cannot list: " + ec.message());
-  std::sort(found.begin(), found.end());
-  std::vector<fs::path> out;
-  for (auto& f : found) out.push_back(std::move(f.second));
-  return out;
-}
+// A slapd.d tree in memory, with the names its messages give its files.
+class Tree {
+ public:
+  explicit Tree(const CnConfigTree& t) : t_(t) {}
 
-Result<SlapdConfig> Read(const std::string& dir) {
-  SlapdConfig cfg;
-  cfg.path = dir;
-  cfg.from_directory = true;
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return ConfigError(dir + ": no such configuration directory");
-  if (!fs::is_directory(dir, ec)) {
-    return ConfigError(dir +
-                       " is not a directory (use -f for a slapd.conf file, -F for a slapd.d "
-                       "directory)");
+  std::string Name(const std::string& rel) const { return (fs::path(t_.dir) / rel).string(); }
+  bool HasFile(const std::string& rel) const { return t_.files.count(rel) != 0; }
+  bool HasDirectory(const std::string& rel) const { return t_.directories.count(rel) != 0; }
+
+  Result<ConfigEntry> Entry(const std::string& rel) const {
+    auto it = t_.files.find(rel);
+    if (it == t_.files.end()) return ConfigError(Name(rel) + ": missing");
+    return ReadEntry(Name(rel), it->second);
   }
-  const fs::path root(dir);
-  const fs::path global_file = root / "cn=config.ldif";
-  const fs::path config_dir = root / "cn=config";
-  if (!fs::exists(global_file, ec)) {
-    return ConfigError(global_file.string() +
+
+  // The files directly in `dir` whose names start with `prefix` and end in
+  // ".ldif", ordered by their {N} numbers.
+  Result<std::vector<std::string>> NumberedFiles(const std::string& dir,
+                                                 std::string_view prefix) const {
+    std::vector<std::pair<int, std::string>> found;
+    const std::string under = dir + "/";
+    for (auto it = t_.files.lower_bound(under); it != t_.files.end(); ++it) {
+      const std::string& rel = it->first;
+      if (!rel.starts_with(under)) break;
+      std::string name = rel.substr(under.size());
+      if (name.find('/') != std::string::npos) continue;
+      if (!name.starts_with(prefix) || !name.ends_with(".ldif")) continue;
+      std::optional<int> n = NameNumber(name);
+      if (!n) return ConfigError(Name(rel) + ": no {N} number in the file name");
+      found.emplace_back(*n, rel);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& f : found) out.push_back(std::move(f.second));
+    return out;
+  }
+
+  // The sub-directories directly in `dir`.
+  std::vector<std::string> Directories(const std::string& dir) const {
+    std::vector<std::string> out;
+    const std::string under = dir + "/";
+    for (const std::string& d : t_.directories) {
+      if (d.starts_with(under) && d.find('/', under.size()) == std::string::npos) {
+        out.push_back(d);
+      }
+    }
+    return out;
+  }
+
+ private:
+  const CnConfigTree& t_;
+};
+
+Result<SlapdConfig> Parse(const CnConfigTree& t) {
+  const Tree tree(t);
+  SlapdConfig cfg;
+  cfg.path = t.dir;
+  cfg.from_directory = true;
+  const std::string global_file = "cn=config.ldif";
+  const std::string config_dir = "cn=config";
+  if (!tree.HasFile(global_file)) {
+    return ConfigError(tree.Name(global_file) +
                        ": missing (not a slapd configuration directory; slaptest -f slapd.conf "
                        "-F DIR writes one)");
   }
-  if (!fs::is_directory(config_dir, ec)) {
-    return ConfigError(config_dir.string() + ": missing configuration directory");
+  if (!tree.HasDirectory(config_dir)) {
+    return ConfigError(tree.Name(config_dir) + ": missing configuration directory");
   }
-  DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, ReadEntry(global_file));
+  DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, tree.Entry(global_file));
   DIRLOAD_RETURN_IF_ERROR(ReadGlobal(global, &cfg));
 
-  DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> modules, NumberedFiles(config_dir, "cn=module"));
-  for (const fs::path& f : modules) {
-    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, ReadEntry(f));
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> modules,
+                           tree.NumberedFiles(config_dir, "cn=module"));
+  for (const std::string& f : modules) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, tree.Entry(f));
     for (auto& [text, v] : Ordered(e.All("olcmoduleload"))) {
       std::string first = text.substr(0, text.find(' '));
       cfg.modules.push_back(ModuleName(first));
     }
   }
 
-  if (fs::exists(config_dir / "cn=schema.ldif", ec)) {
-    cfg.notes.push_back((config_dir / "cn=schema.ldif").string() +
+  const std::string builtin_schema = config_dir + "/cn=schema.ldif";
+  if (tree.HasFile(builtin_schema)) {
+    cfg.notes.push_back(tree.Name(builtin_schema) +
                         ": slapd's built-in schema, not read (dirload has the same built in)");
   }
-  const fs::path schema_dir = config_dir / "cn=schema";
-  if (fs::is_directory(schema_dir, ec)) {
-    DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> schemas, NumberedFiles(schema_dir, "cn="));
-    for (const fs::path& f : schemas) {
-      DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, ReadEntry(f));
-      DIRLOAD_RETURN_IF_ERROR(ReadSchemaEntry(e, &cfg));
-    }
+  const std::string schema_dir = config_dir + "/cn=schema";
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> schemas, tree.NumberedFiles(schema_dir, "cn="));
+  for (const std::string& f : schemas) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, tree.Entry(f));
+    DIRLOAD_RETURN_IF_ERROR(ReadSchemaEntry(e, &cfg));
   }
 
-  DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> databases,
-                           NumberedFiles(config_dir, "olcDatabase="));
-  for (const fs::path& f : databases) {
-    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, ReadEntry(f));
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> databases,
+                           tree.NumberedFiles(config_dir, "olcDatabase="));
+  for (const std::string& f : databases) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, tree.Entry(f));
     DIRLOAD_ASSIGN_OR_RETURN(SlapdDatabase db, ReadDatabase(e));
     if (cfg.FindDatabase(db.number) != nullptr) {
-      return ConfigError(f.string() + ": a second database numbered " + std::to_string(db.number));
+      return ConfigError(tree.Name(f) + ": a second database numbered " +
+                         std::to_string(db.number));
     }
-    fs::path overlay_dir = f;
-    overlay_dir.replace_extension();
-    if (fs::is_directory(overlay_dir, ec)) {
-      DIRLOAD_ASSIGN_OR_RETURN(std::vector<fs::path> overlays,
-                               NumberedFiles(overlay_dir, "olcOverlay="));
-      for (const fs::path& o : overlays) {
-        DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry oe, ReadEntry(o));
-        const ConfigValue* v = oe.First("olcoverlay");
-        if (v == nullptr) return ConfigError(o.string() + ": no olcOverlay attribute");
-        db.overlays.push_back(ModuleName(Stripped(v->value)));
-      }
+    const std::string overlay_dir = f.substr(0, f.size() - std::string_view(".ldif").size());
+    DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> overlays,
+                             tree.NumberedFiles(overlay_dir, "olcOverlay="));
+    for (const std::string& o : overlays) {
+      DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry oe, tree.Entry(o));
+      const ConfigValue* v = oe.First("olcoverlay");
+      if (v == nullptr) return ConfigError(tree.Name(o) + ": no olcOverlay attribute");
+      db.overlays.push_back(ModuleName(Stripped(v->value)));
     }
     cfg.databases.push_back(std::move(db));
   }
   // A database's subordinate directory (overlays) without the database's own
   // file means the directory was damaged or copied in part: slapd would
   // refuse it.
-  for (const fs::directory_entry& d : fs::directory_iterator(config_dir, ec)) {
-    std::string name = d.path().filename().string();
-    if (!d.is_directory() || !name.starts_with("olcDatabase=")) continue;
-    fs::path file = d.path();
-    file += ".ldif";
-    if (!fs::exists(file)) {
-      return ConfigError(file.string() + ": missing (the directory " + d.path().string() +
+  for (const std::string& d : tree.Directories(config_dir)) {
+    if (!d.substr(config_dir.size() + 1).starts_with("olcDatabase=")) continue;
+    if (!tree.HasFile(d + ".ldif")) {
+      return ConfigError(tree.Name(d + ".ldif") + ": missing (the directory " + tree.Name(d) +
                          " refers to it)");
     }
   }
   if (cfg.FindDatabase(0) == nullptr) {
-    return ConfigError((config_dir / "olcDatabase={0}config.ldif").string() + ": missing");
+    return ConfigError(tree.Name(config_dir + "/olcDatabase={0}config.ldif") + ": missing");
   }
   std::stable_sort(
       cfg.databases.begin(), cfg.databases.end(),
@@ -405,12 +425,55 @@ Result<SlapdConfig> Read(const std::string& dir) {
   return cfg;
 }
 
+Status ReadFileInto(const fs::path& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ConfigError(path.string() + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return ConfigError(path.string() + ": read failed");
+  *text = buf.str();
+  return Status::Ok();
+}
+
 }  // namespace
 
-Result<SlapdConfig> ReadCnConfig(const std::string& dir) {
-  Result<SlapdConfig> cfg = Read(dir);
+Result<CnConfigTree> ReadCnConfigTree(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return ConfigError(dir + ": no such configuration directory");
+  if (!fs::is_directory(dir, ec)) {
+    return ConfigError(dir +
+                       " is not a directory (use -f for a slapd.conf file, -F for a slapd.d "
+                       "directory)");
+  }
+  CnConfigTree tree;
+  tree.dir = dir;
+  // slapd's tree is three levels deep (cn=config/olcDatabase={N}TYPE/
+  // olcOverlay=...); nothing deeper is configuration.
+  constexpr int kDepth = 3;
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& d = *it;
+    const std::string rel = fs::relative(d.path(), dir).generic_string();
+    if (d.is_directory(ec)) {
+      tree.directories.insert(rel);
+      if (it.depth() + 1 >= kDepth) it.disable_recursion_pending();
+    } else if (d.path().extension() == ".ldif" && d.is_regular_file(ec)) {
+      DIRLOAD_RETURN_IF_ERROR(ReadFileInto(d.path(), &tree.files[rel]));
+    }
+  }
+  if (ec) return ConfigError(dir + ": cannot list: " + ec.message());
+  return tree;
+}
+
+Result<SlapdConfig> ParseCnConfig(const CnConfigTree& tree) {
+  Result<SlapdConfig> cfg = Parse(tree);
   if (!cfg.ok()) return cfg.status().WithOrigin(ErrorOrigin::kConfiguration);
   return cfg;
+}
+
+Result<SlapdConfig> ReadCnConfig(const std::string& dir) {
+  DIRLOAD_ASSIGN_OR_RETURN(CnConfigTree tree, ReadCnConfigTree(dir));
+  return ParseCnConfig(tree);
 }
 
 }  // namespace dirload

@@ -27,9 +27,15 @@
 // Errors name the file (and line, for a malformed file) and are marked
 // ErrorOrigin::kConfiguration.
 //
-// Thread safety: pure function.
+// Reading the files (ReadCnConfigTree) is apart from interpreting them
+// (ParseCnConfig), so that the interpretation can be checked on trees that
+// exist only in memory.
+//
+// Thread safety: pure functions.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 
 #include "lib/pipeline/slapd_config.h"
@@ -37,6 +43,18 @@
 
 namespace dirload {
 
+// The .ldif files and directories of a slapd.d tree, by their paths
+// relative to it ("cn=config/olcDatabase={1}mdb.ldif").
+struct CnConfigTree {
+  std::string dir;  // names the files in messages
+  std::map<std::string, std::string> files;
+  std::set<std::string> directories;
+};
+
+Result<CnConfigTree> ReadCnConfigTree(const std::string& dir);
+Result<SlapdConfig> ParseCnConfig(const CnConfigTree& tree);
+
+// Both.
 Result<SlapdConfig> ReadCnConfig(const std::string& dir);
 
 }  // namespace dirload

@@ -2,11 +2,7 @@
 // memory: ParseSlapdConfig reads no file (include lines are only recorded),
 // so any text must give a configuration or an error, never crash. The
 // byte-size parser the reader uses for maxsize and cachesize gets the same
-// text.
-//
-// The cn=config reader (lib/pipeline/cn_config.h) has no such entry point:
-// ReadCnConfig reads a slapd.d directory only, and this target writes no
-// files, so it is not fuzzed here.
+// text. cn_config_fuzzer.cc does the same for slapd.d trees.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -339,5 +339,52 @@ TEST_CASE("slapd.d errors name the directory or file, and the line") {
   }
 }
 
+TEST_CASE("slapd.d in memory: read apart from interpreted, with the same result") {
+  TempDir dir;
+  std::string skip = MakeSlapdD(dir);
+  if (!skip.empty()) {
+    MESSAGE("skipped: " << skip);
+    return;
+  }
+  Result<CnConfigTree> tree = ReadCnConfigTree(dir.File("slapd.d"));
+  REQUIRE_MESSAGE(tree.ok(), tree.status().message());
+  CHECK(tree->files.count("cn=config.ldif") == 1);
+  CHECK(tree->files.count("cn=config/olcDatabase={1}mdb/olcOverlay={0}ppolicy.ldif") == 1);
+  CHECK(tree->directories.count("cn=config/olcDatabase={1}mdb") == 1);
+  Result<SlapdConfig> parsed = ParseCnConfig(*tree);
+  Result<SlapdConfig> read = ReadCnConfig(dir.File("slapd.d"));
+  REQUIRE_MESSAGE(parsed.ok(), parsed.status().message());
+  REQUIRE(read.ok());
+  CHECK(parsed->schema_names == read->schema_names);
+  REQUIRE(parsed->databases.size() == read->databases.size());
+  const SlapdDatabase* db = parsed->FindDatabase(1);
+  REQUIRE(db != nullptr);
+  CHECK(db->overlays == std::vector<std::string>{"ppolicy"});
+  CHECK(db->index_lines.size() == read->FindDatabase(1)->index_lines.size());
+
+  // A tree that exists only in memory: its messages name files under its
+  // dir, as if it had been read from there.
+  CnConfigTree mem;
+  mem.dir = "/etc/ldap/slapd.d";
+  mem.files["cn=config.ldif"] = "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n";
+  mem.directories.insert("cn=config");
+  Result<SlapdConfig> no_config_db = ParseCnConfig(mem);
+  REQUIRE_FALSE(no_config_db.ok());
+  CHECK(no_config_db.status().message() ==
+        "/etc/ldap/slapd.d/cn=config/olcDatabase={0}config.ldif: missing");
+  mem.files["cn=config/olcDatabase={0}config.ldif"] =
+      "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
+      "olcDatabase: {0}config\n";
+  mem.files["cn=config/olcDatabase={1}mdb.ldif"] =
+      "dn: olcDatabase={1}mdb,cn=config\nobjectClass: olcMdbConfig\nolcDatabase: {1}mdb\n"
+      "olcSuffix: o=mem\nolcDbIndex: uid eq\n";
+  Result<SlapdConfig> c = ParseCnConfig(mem);
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  REQUIRE(c->FindDatabase(1) != nullptr);
+  CHECK(c->FindDatabase(1)->suffixes == std::vector<std::string>{"o=mem"});
+  CHECK(c->FindDatabase(1)->index_lines[0].line == 5);
+  CHECK(c->FindDatabase(1)->where == "/etc/ldap/slapd.d/cn=config/olcDatabase={1}mdb.ldif");
+}
+
 }  // namespace
 }  // namespace dirload

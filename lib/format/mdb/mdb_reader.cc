@@ -10,14 +10,19 @@ namespace {
 
 std::string IdText(uint64_t id) { return "id " + std::to_string(id); }
 
-// Joins an RDN to its parent's DN; the suffix entry has no parent DN, and an
-// empty parent (the root DSE as a suffix) adds no comma.
-std::string Join(std::string_view rdn, const std::string* parent) {
-  std::string out(rdn);
+// Joins an RDN to its parent's DN into *out; the suffix entry has no parent
+// DN, and an empty parent (the root DSE as a suffix) adds no comma.
+void Join(std::string_view rdn, const std::string* parent, std::string* out) {
+  out->assign(rdn);
   if (parent != nullptr && !parent->empty()) {
-    out.push_back(',');
-    out += *parent;
+    out->push_back(',');
+    *out += *parent;
   }
+}
+
+std::string Join(std::string_view rdn, const std::string* parent) {
+  std::string out;
+  Join(rdn, parent, &out);
   return out;
 }
 
@@ -128,20 +133,18 @@ Status MdbReader::ParentNames(MdbTxn* txn, uint64_t id, const Names** out) {
 
 Status MdbReader::Fill(MdbTxn* txn, uint64_t id, std::string_view value, MdbReadEntry* out) {
   out->id = id;
-  Result<MdbEntry> decoded = DecodeMdbEntry(value);
-  if (!decoded.ok()) return decoded.status().WithPrefix(path() + ": id2e: " + IdText(id) + ": ");
-  out->stored = std::move(*decoded);
-  std::string rdn, nrdn;
+  Status decoded = DecodeMdbEntryView(value, &out->stored);
+  if (!decoded.ok()) return decoded.WithPrefix(path() + ": id2e: " + IdText(id) + ": ");
   uint64_t parent = 0;
-  DIRLOAD_RETURN_IF_ERROR(SelfNode(txn, id, &rdn, &nrdn, &parent));
+  DIRLOAD_RETURN_IF_ERROR(SelfNode(txn, id, &rdn_, &nrdn_, &parent));
   const Names* above = nullptr;
   if (parent != 0) DIRLOAD_RETURN_IF_ERROR(ParentNames(txn, parent, &above));
-  out->dn = Join(rdn, above ? &above->dn : nullptr);
-  out->ndn = Join(nrdn, above ? &above->ndn : nullptr);
+  Join(rdn_, above ? &above->dn : nullptr, &out->dn);
+  Join(nrdn_, above ? &above->ndn : nullptr, &out->ndn);
 
   out->view.dn = out->dn;
   out->view.values.clear();
-  for (const MdbAttribute& a : out->stored.attributes) {
+  for (const MdbAttributeView& a : out->stored.attributes) {
     if (a.adx == 0 || a.adx >= dictionary_.size()) {
       return Status::Corruption(path() + ": id2e: " + IdText(id) + ": attribute number " +
                                 std::to_string(a.adx) + " is not in ad2i");
@@ -151,7 +154,7 @@ Status MdbReader::Fill(MdbTxn* txn, uint64_t id, std::string_view value, MdbRead
                                  std::string(dictionary_.Name(a.adx)) +
                                  "' are kept in id2v (multival), which dirload does not read");
     }
-    for (const std::string& v : a.values) out->view.values.push_back({a.adx, v});
+    for (std::string_view v : out->stored.Values(a)) out->view.values.push_back({a.adx, v});
   }
   return Status::Ok();
 }
@@ -183,7 +186,8 @@ Status MdbReader::Get(uint64_t id, MdbReadEntry* out) {
     return Status::NotFound(path() + ": id2e: " + IdText(id) +
                             " is an empty placeholder for a missing ancestor, not an entry");
   }
-  return Fill(&txn, id, *value, out);
+  out->bytes.assign(*value);
+  return Fill(&txn, id, out->bytes, out);
 }
 
 }  // namespace dirload::mdb

@@ -47,9 +47,13 @@ struct MdbReadEntry {
   uint64_t id = 0;
   std::string dn;   // as slapcat prints it: the RDNs as given, joined by ","
   std::string ndn;  // the same from the normalized RDNs (slapd's normalization)
-  MdbEntry stored;  // the decoded id2e value
+  // The decoded id2e value, as views: in ForEach into the database's map
+  // (nothing is copied per entry), after Get into `bytes`.
+  MdbEntryView stored;
+  std::string bytes;  // Get: a copy of the value, which outlives the read transaction
   // dn and the values of `stored` in stored order, descriptions as ad2i
-  // numbers; the views point into this struct: do not copy or move it.
+  // numbers; the views point into this struct (and for ForEach into the
+  // map, valid during the call): do not copy or move it.
   EntryView view;
 };
 
@@ -74,7 +78,8 @@ class MdbReader {
   };
   MdbReader() = default;
   Status LoadDescriptions(MdbTxn* txn);
-  // Decodes `value` (id2e's bytes for `id`) and rebuilds its DN into *out.
+  // Decodes `value` (id2e's bytes for `id`, which must outlive *out's use)
+  // and rebuilds its DN into *out.
   Status Fill(MdbTxn* txn, uint64_t id, std::string_view value, MdbReadEntry* out);
   // The DN and normalized DN of `id` (REQUIRES: id != 0), from the cache or
   // by walking up dn2i; the walk's parents are cached.
@@ -85,6 +90,7 @@ class MdbReader {
   std::unique_ptr<MdbEnv> env_;
   AttributeDictionary dictionary_;
   std::unordered_map<uint64_t, Names> parents_;
+  std::string rdn_, nrdn_;  // Fill's, kept for their capacity
 };
 
 // The 8-byte key of an ID in id2e and dn2i (native order: little-endian).
