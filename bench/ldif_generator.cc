@@ -497,11 +497,25 @@ void LdifGenerator::PersonEntry(ldif::Record* record) {
 
   const uint64_t phones = rng_.Percent(60) ? 1 : (rng_.Percent(75) ? 2 : 3);
   const std::string area = std::to_string(rng_.Between(201, 989));
+  std::string earlier[3];
   for (uint64_t i = 0; i < phones; ++i) {
     scratch_ = "+1 " + area + " ";
     AppendDigits(&rng_, 3, &scratch_);
     scratch_.push_back(' ');
     AppendDigits(&rng_, 4, &scratch_);
+    // An attribute holds each value once: a number drawn twice (about one
+    // entry in 17 million) is changed in its last digit, without another
+    // draw, so that the rest of the output stays as it was.
+    for (bool again = true; again;) {
+      again = false;
+      for (uint64_t j = 0; j < i; ++j) {
+        if (earlier[j] == scratch_) {
+          scratch_.back() = static_cast<char>('0' + (scratch_.back() - '0' + 1) % 10);
+          again = true;
+        }
+      }
+    }
+    earlier[i] = scratch_;
     record->Add("telephoneNumber", scratch_);
   }
   if (rng_.Percent(45)) {
@@ -566,9 +580,11 @@ void LdifGenerator::PersonEntry(ldif::Record* record) {
   }
   record->Add("description", scratch_);
 
-  person_dns_.append(dn);
-  person_dn_end_.push_back(person_dns_.size());
-  if (title.manager) managers_.push_back(static_cast<uint32_t>(p));
+  if (p < kRememberedPeople) {
+    person_dns_.append(dn);
+    person_dn_end_.push_back(person_dns_.size());
+    if (title.manager) managers_.push_back(static_cast<uint32_t>(p));
+  }
   ++people_emitted_;
 }
 
@@ -589,7 +605,7 @@ void LdifGenerator::GroupEntry(ldif::Record* record) {
 
   // Distinct members among the people so far (Floyd's sampling: exactly
   // `count` draws, no retries).
-  const uint64_t pool = people_emitted_;
+  const uint64_t pool = std::min(people_emitted_, kRememberedPeople);
   const uint64_t count = std::min<uint64_t>(rng_.Between(10, 200), pool);
   members_.clear();
   for (uint64_t j = pool - count; j < pool; ++j) {

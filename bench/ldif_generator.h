@@ -118,7 +118,12 @@ class LdifGenerator {
   uint64_t people_emitted_ = 0;
   uint64_t groups_emitted_ = 0;
 
-  // DNs of emitted people, back to back: person i is
+  // Only the first this many people are remembered as possible managers and
+  // group members, so that memory stops growing there (about 150 MB) however
+  // many entries are asked for; up to it, the output is what it always was.
+  static constexpr uint64_t kRememberedPeople = uint64_t{1} << 20;
+
+  // DNs of the first kRememberedPeople people, back to back: person i is
   // person_dns_[person_dn_end_[i-1] .. person_dn_end_[i]).
   std::string person_dns_;
   std::vector<uint64_t> person_dn_end_;
