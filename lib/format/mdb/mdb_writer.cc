@@ -114,13 +114,6 @@ Result<uint32_t> MdbLoadWriter::Ad2iNumber(const std::string& description) {
   return n;
 }
 
-int64_t MdbLoadWriter::NodeIndex(uint64_t id) const {
-  auto it = std::lower_bound(nodes_.begin(), nodes_.end(), id,
-                             [](const Node& n, uint64_t x) { return n.id < x; });
-  if (it == nodes_.end() || it->id != id) return -1;
-  return it - nodes_.begin();
-}
-
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
   // One record per canonical description, in the order of first use
   // (mdb_entry_codec.h has the layout); WriteEncoded then writes the bytes.
@@ -257,7 +250,7 @@ void MdbLoadWriter::WriteEncoded(std::span<const MdbValue> values, char* base) c
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
   if (finished_) return UsageError("MdbLoadWriter: ReplaceEntry after Finish");
-  if (NodeIndex(id) < 0) {
+  if (id <= first_new_id_ || id > last_id_) {
     return UsageError("entry ID " + std::to_string(id) + " was not added by this load");
   }
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
@@ -274,136 +267,127 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
     return UsageError("entry ID " + std::to_string(id) + " is not above the last ID " +
                       std::to_string(last_id_));
   }
-  if (parent_id != 0 && parent_id > first_new_id_ && NodeIndex(parent_id) < 0) {
-    return UsageError("entry ID " + std::to_string(id) + ": parent ID " +
-                      std::to_string(parent_id) + " was not added");
-  }
   if (nrdn.size() > kMdbMaxNrdnLength) {
     return Status::InvalidArgument("entry ID " + std::to_string(id) +
                                    ": normalized RDN longer than back-mdb allows")
         .WithOrigin(ErrorOrigin::kInput);
   }
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
+  if (first_new_id_ == 0 && entries_added_ == 0) {
+    // A new database: key 0's dummy root node comes before the suffix's
+    // child node.
+    DIRLOAD_RETURN_IF_ERROR(
+        txn_->Put(env_->dn2i(), MdbIdBytes(0), MdbDummyRootNode(), MdbPutMode::kAppend));
+  }
+  DIRLOAD_RETURN_IF_ERROR(NoteChild(id, parent_id));
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
   // Written in place in LMDB's page: no copy of the entry is made.
   DIRLOAD_ASSIGN_OR_RETURN(
       char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoded_size_, MdbPutMode::kAppend));
   WriteEncoded(values, space);
 
-  Node n{id, parent_id, arena_.size(), static_cast<uint32_t>(nrdn.size()),
-         static_cast<uint32_t>(rdn.size())};
-  arena_.append(nrdn);
-  arena_.append(rdn);
-  nodes_.push_back(n);
+  // dn2i at once: the self node is an append (IDs ascend); the child node
+  // goes among its parent's, in dup order, with nsubs 1, which Finish()
+  // corrects for the entries that got children.
+  node_.clear();
+  DIRLOAD_RETURN_IF_ERROR(
+      EncodeMdbDnNode(MdbDnNode{false, std::string(nrdn), std::string(rdn), parent_id, 0}, &node_));
+  DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->dn2i(), MdbIdBytes(id), node_, MdbPutMode::kAppend));
+  node_.clear();
+  DIRLOAD_RETURN_IF_ERROR(
+      EncodeMdbDnNode(MdbDnNode{true, std::string(nrdn), std::string(rdn), id, 1}, &node_));
+  DIRLOAD_RETURN_IF_ERROR(
+      txn_->Put(env_->dn2i(), MdbIdBytes(parent_id), node_, MdbPutMode::kNoOverwrite));
   last_id_ = id;
+  ++entries_added_;
   ++txn_entries_;
   return Status::Ok();
 }
 
-Status MdbLoadWriter::UpdateStoredAncestors(uint64_t stored_parent, uint64_t added) {
-  uint64_t cur = stored_parent;
-  while (cur != 0) {
-    DIRLOAD_ASSIGN_OR_RETURN(std::string_view self_bytes, txn_->Get(env_->dn2i(), MdbIdBytes(cur)));
-    DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode self, DecodeMdbDnNode(self_bytes));
-    if (self.child) {
-      return Status::Corruption(env_->path() + ": dn2i: no self node for ID " + std::to_string(cur))
+Status MdbLoadWriter::NoteChild(uint64_t id, uint64_t parent_id) {
+  if (parent_id == 0) return Status::Ok();
+  if (parent_id > last_id_) {
+    return UsageError("entry ID " + std::to_string(id) + ": parent ID " +
+                      std::to_string(parent_id) + " was not added");
+  }
+  if (parent_id > first_new_id_ && !parents_.contains(parent_id)) {
+    // The parent's first child: its own parent is in its self node. A
+    // parent this load did not add is a stored one, whose nsubs Finish()
+    // raises with UpdateStoredAncestors.
+    Result<std::string_view> self = txn_->Get(env_->dn2i(), MdbIdBytes(parent_id));
+    if (!self.ok()) {
+      if (self.status().code() == StatusCode::kNotFound) {
+        return UsageError("entry ID " + std::to_string(id) + ": parent ID " +
+                          std::to_string(parent_id) + " was not added");
+      }
+      return self.status();
+    }
+    DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode node, DecodeMdbDnNode(*self));
+    if (node.child) {
+      return Status::Corruption(env_->path() + ": dn2i: no self node for ID " +
+                                std::to_string(parent_id))
           .WithOrigin(ErrorOrigin::kDatabase);
     }
-    MdbDnNode probe{true, self.nrdn, self.rdn, cur, 0};
-    DIRLOAD_ASSIGN_OR_RETURN(std::string probe_bytes, EncodeMdbDnNode(probe));
-    std::string key = MdbIdBytes(self.id);
-    DIRLOAD_ASSIGN_OR_RETURN(std::string_view child_bytes,
-                             txn_->GetDup(env_->dn2i(), key, probe_bytes));
-    DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode child, DecodeMdbDnNode(child_bytes));
-    child.nsubs += added;
-    DIRLOAD_ASSIGN_OR_RETURN(std::string updated, EncodeMdbDnNode(child));
-    DIRLOAD_RETURN_IF_ERROR(txn_->ReplaceDup(env_->dn2i(), key, updated));
-    cur = self.id;
+    parents_.emplace(parent_id, Parent{node.id, 1});
+  }
+  // One more below every ancestor: those this load added are all in
+  // parents_ (each got a child before), up to a stored one or the root.
+  uint64_t cur = parent_id;
+  while (cur != 0 && cur > first_new_id_) {
+    Parent& p = parents_.at(cur);
+    ++p.nsubs;
+    cur = p.parent;
+  }
+  if (cur != 0) ++stored_added_[cur];
+  return Status::Ok();
+}
+
+Status MdbLoadWriter::SetChildNsubs(uint64_t id, uint64_t nsubs, bool add, uint64_t* parent) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::string_view self_bytes, txn_->Get(env_->dn2i(), MdbIdBytes(id)));
+  DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode self, DecodeMdbDnNode(self_bytes));
+  if (self.child) {
+    return Status::Corruption(env_->path() + ": dn2i: no self node for ID " + std::to_string(id))
+        .WithOrigin(ErrorOrigin::kDatabase);
+  }
+  MdbDnNode probe{true, self.nrdn, self.rdn, id, 0};
+  DIRLOAD_ASSIGN_OR_RETURN(std::string probe_bytes, EncodeMdbDnNode(probe));
+  std::string key = MdbIdBytes(self.id);
+  DIRLOAD_ASSIGN_OR_RETURN(std::string_view child_bytes,
+                           txn_->GetDup(env_->dn2i(), key, probe_bytes));
+  DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode child, DecodeMdbDnNode(child_bytes));
+  child.nsubs = add ? child.nsubs + nsubs : nsubs;
+  DIRLOAD_ASSIGN_OR_RETURN(std::string updated, EncodeMdbDnNode(child));
+  DIRLOAD_RETURN_IF_ERROR(txn_->ReplaceDup(env_->dn2i(), key, updated));
+  if (parent != nullptr) *parent = self.id;
+  return Status::Ok();
+}
+
+Status MdbLoadWriter::UpdateStoredAncestors(uint64_t stored_parent, uint64_t added) {
+  for (uint64_t cur = stored_parent; cur != 0;) {
+    DIRLOAD_RETURN_IF_ERROR(SetChildNsubs(cur, added, /*add=*/true, &cur));
   }
   return Status::Ok();
 }
 
 Status MdbLoadWriter::WriteDn2i() {
-  const size_t n = nodes_.size();
-  std::vector<uint64_t> nsubs(n, 1);
-  std::vector<int64_t> parent(n);
-  for (size_t i = 0; i < n; ++i) parent[i] = NodeIndex(nodes_[i].parent);
-  // Parents precede children: one backward pass sums every subtree.
-  for (size_t i = n; i-- > 0;) {
-    if (parent[i] >= 0) nsubs[parent[i]] += nsubs[i];
-  }
-  // Children grouped by parent: new parents by index (CSR), key 0 and stored
-  // parents by ID.
-  std::vector<uint32_t> first(n + 1, 0);
-  std::map<uint64_t, std::vector<uint32_t>> outside;  // parent ID -> children
-  for (size_t i = 0; i < n; ++i) {
-    if (parent[i] >= 0) {
-      ++first[parent[i] + 1];
-    } else {
-      outside[nodes_[i].parent].push_back(static_cast<uint32_t>(i));
-    }
-  }
-  for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  std::vector<uint32_t> kids(first[n]);
-  {
-    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
-    for (size_t i = 0; i < n; ++i) {
-      if (parent[i] >= 0) kids[fill[parent[i]]++] = static_cast<uint32_t>(i);
-    }
-  }
-  // slapd's dup order among child nodes: nrdn length, then the bytes.
-  auto by_dup_order = [&](uint32_t a, uint32_t b) {
-    const Node& x = nodes_[a];
-    const Node& y = nodes_[b];
-    if (x.nrdn_len != y.nrdn_len) return x.nrdn_len < y.nrdn_len;
-    return Nrdn(x) < Nrdn(y);
-  };
-  std::string buf;
-  auto child_node = [&](uint32_t i) -> Status {
-    buf.clear();
-    const Node& c = nodes_[i];
-    return EncodeMdbDnNode(
-        MdbDnNode{true, std::string(Nrdn(c)), std::string(Rdn(c)), c.id, nsubs[i]}, &buf);
-  };
-  uint64_t puts = 0;
-  auto put = [&](uint64_t key, std::string_view value, MdbPutMode mode) -> Status {
-    if (++puts % (uint64_t{4} * options_.entries_per_txn) == 0) {
+  // The child node of each entry that got children, with its real nsubs
+  // (ascending IDs, so the rewrites walk dn2i in key order).
+  std::vector<std::pair<uint64_t, uint64_t>> fixes;
+  fixes.reserve(parents_.size());
+  for (const auto& [id, p] : parents_) fixes.emplace_back(id, p.nsubs);
+  std::sort(fixes.begin(), fixes.end());
+  uint64_t done = 0;
+  for (const auto& [id, nsubs] : fixes) {
+    if (++done % (uint64_t{4} * options_.entries_per_txn) == 0) {
       DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
       txn_.reset();
       DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
       txn_.emplace(std::move(t));
     }
-    return txn_->Put(env_->dn2i(), MdbIdBytes(key), value, mode);
-  };
-
-  // Keys that exist already (key 0 and stored parents), or key 0 of a new
-  // database.
-  const bool fresh = first_new_id_ == 0;
-  if (fresh) DIRLOAD_RETURN_IF_ERROR(put(0, MdbDummyRootNode(), MdbPutMode::kAppend));
-  for (auto& [pid, list] : outside) {
-    std::sort(list.begin(), list.end(), by_dup_order);
-    uint64_t added = 0;
-    for (uint32_t i : list) {
-      DIRLOAD_RETURN_IF_ERROR(child_node(i));
-      // Under a stored key the node goes between existing duplicates.
-      DIRLOAD_RETURN_IF_ERROR(
-          put(pid, buf, fresh ? MdbPutMode::kAppendDup : MdbPutMode::kNoOverwrite));
-      added += nsubs[i];
-    }
-    if (!fresh && pid != 0) DIRLOAD_RETURN_IF_ERROR(UpdateStoredAncestors(pid, added));
+    DIRLOAD_RETURN_IF_ERROR(SetChildNsubs(id, nsubs, /*add=*/false));
   }
-  // New keys, ascending: the self node, then the children in dup order.
-  for (size_t i = 0; i < n; ++i) {
-    const Node& e = nodes_[i];
-    buf.clear();
-    DIRLOAD_RETURN_IF_ERROR(EncodeMdbDnNode(
-        MdbDnNode{false, std::string(Nrdn(e)), std::string(Rdn(e)), e.parent, 0}, &buf));
-    DIRLOAD_RETURN_IF_ERROR(put(e.id, buf, MdbPutMode::kAppend));
-    std::sort(kids.begin() + first[i], kids.begin() + first[i + 1], by_dup_order);
-    for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
-      DIRLOAD_RETURN_IF_ERROR(child_node(kids[k]));
-      DIRLOAD_RETURN_IF_ERROR(put(e.id, buf, MdbPutMode::kAppendDup));
-    }
+  for (const auto& [pid, added] : stored_added_) {
+    DIRLOAD_RETURN_IF_ERROR(UpdateStoredAncestors(pid, added));
   }
   return Status::Ok();
 }

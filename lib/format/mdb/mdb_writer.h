@@ -6,10 +6,12 @@
 // slapadd assigns IDs). Each is encoded at once with slapd's normalized
 // copies and ocflags (mdb_normalized.h) and appended to id2e; ad2i numbers
 // are given in order of first use. What dn2i needs (parent, normalized RDN,
-// RDN) is kept in one arena and written at Finish(), when every entry's
-// nsubs (1 + its descendants) is known: key by key in ID order, each key's
-// duplicates in slapd's dup order, so every put is an append and pages stay
-// full. Key 0 holds the dummy root node and the suffix's child node.
+// RDN) is written as each entry comes: its self node appended under its own
+// ID, its child node put among its parent's in slapd's dup order with nsubs
+// 1. Finish() sets the real nsubs (1 + descendants) in the child nodes of
+// the entries that got children, counted as the load went, so memory grows
+// only with the number of parents. Key 0 holds the dummy root node and the
+// suffix's child node.
 //
 // Attribute records: the values of one description (canonical spelling,
 // "cn;lang-de") are merged into one record in order of first appearance,
@@ -17,9 +19,9 @@
 //
 // Append (OpenExisting): loads more entries into a database slapd or
 // dirload wrote. The existing ad2i numbers are kept and extended, the new IDs
-// must exceed the last stored one, and Finish() adds the new nodes under
-// existing parents and raises the nsubs of every existing ancestor (the
-// child node under its grandparent, rewritten in place).
+// must exceed the last stored one, new nodes go under existing parents as
+// under new ones, and Finish() raises the nsubs of every existing ancestor
+// (the child node under its grandparent, rewritten in place).
 //
 // Failure leaves a partial database: the caller removes the directory (for
 // a new load) or keeps the backup it made.
@@ -28,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -115,7 +118,7 @@ class MdbLoadWriter {
 
   // The last ID stored (0 for an empty database): the next entry's ID - 1.
   uint64_t last_id() const { return last_id_; }
-  uint64_t entries_added() const { return nodes_.size(); }
+  uint64_t entries_added() const { return entries_added_; }
   // ad2i: description -> number, every one known so far.
   const std::unordered_map<std::string, uint32_t>& ad2i() const { return ad2i_; }
   MdbEnv& env() { return *env_; }
@@ -139,22 +142,12 @@ class MdbLoadWriter {
   // stored ancestors.
   Status UpdateStoredAncestors(uint64_t stored_parent, uint64_t added);
 
-  // One entry's dn2i facts; the RDNs live in arena_.
-  struct Node {  // 32 bytes per entry
-    uint64_t id;
-    uint64_t parent;
-    uint64_t offset;  // nrdn then rdn, back to back in arena_
-    uint32_t nrdn_len;
-    uint32_t rdn_len;
-  };
-  std::string_view Nrdn(const Node& n) const {
-    return std::string_view(arena_).substr(n.offset, n.nrdn_len);
-  }
-  std::string_view Rdn(const Node& n) const {
-    return std::string_view(arena_).substr(n.offset + n.nrdn_len, n.rdn_len);
-  }
-  // Index of `id` in nodes_, or -1 when it is not a new entry.
-  int64_t NodeIndex(uint64_t id) const;
+  // Counts `id` below its parent and every ancestor this load added (and
+  // the nearest stored one, for append).
+  Status NoteChild(uint64_t id, uint64_t parent_id);
+  // Sets (or with `add`, raises by) nsubs in the child node of `id` under
+  // its parent; *parent, when given, is that parent's ID.
+  Status SetChildNsubs(uint64_t id, uint64_t nsubs, bool add, uint64_t* parent = nullptr);
 
   const Schema& schema_;
   MdbWriterOptions options_;
@@ -165,8 +158,18 @@ class MdbLoadWriter {
   uint64_t first_new_id_ = 0;  // IDs up to this are stored ones
   uint64_t last_id_ = 0;
   std::unordered_map<std::string, uint32_t> ad2i_;
-  std::vector<Node> nodes_;
-  std::string arena_;
+  // The entries of this load that have children, with their parent and
+  // nsubs (1 + descendants): dn2i's nodes themselves go to LMDB as the
+  // entries come, so memory grows with the entries that are parents only.
+  struct Parent {
+    uint64_t parent;
+    uint64_t nsubs;
+  };
+  std::unordered_map<uint64_t, Parent> parents_;
+  // Append: stored parents -> new entries below them.
+  std::map<uint64_t, uint64_t> stored_added_;
+  uint64_t entries_added_ = 0;
+  std::string node_;           // AddEntry's scratch
   uint64_t encoded_size_ = 0;  // Encode's layout
   uint64_t table_words_ = 0;
   uint64_t nvals_ = 0;
