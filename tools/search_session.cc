@@ -17,6 +17,7 @@ Result<std::unique_ptr<SearchSession>> OpenSearchSession(const DatabaseArgs& arg
   DIRLOAD_ASSIGN_OR_RETURN(s->format, DetectDatabaseFormat(s->db.dir));
   if (s->format == DatabaseFormat::kMdb) {
     DIRLOAD_ASSIGN_OR_RETURN(s->mdb, mdb::MdbReader::Open(s->db.dir));
+    s->mdb->set_entry_checks(mdb::MdbEntryChecks::kBounds);
     s->dictionary = s->mdb->dictionary();
     s->suffix = s->db.suffix;
     s->mdb_keys = MdbKeyOptionsFrom(s->db.index_tuning);

@@ -124,7 +124,8 @@ Result<std::string> EncodeMdbEntry(const MdbEntry& entry) {
   return out;
 }
 
-Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out) {
+Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChecks checks) {
+  const bool full = checks == MdbEntryChecks::kFull;
   auto corrupt = [](const std::string& what) { return Status::Corruption("mdb entry: " + what); };
   out->attributes.clear();
   out->values.clear();
@@ -149,7 +150,7 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out) {
   auto next_value = [&]() -> Status {
     uint32_t len;
     if (!next_word(&len)) return corrupt("length table ends inside an attribute");
-    if (static_cast<uint64_t>(end - data) < uint64_t{len} + 1 || data[len] != '\0') {
+    if (static_cast<uint64_t>(end - data) < uint64_t{len} + 1 || (full && data[len] != '\0')) {
       return corrupt("value of " + std::to_string(len) + " bytes runs past the record");
     }
     out->values.emplace_back(data, len);

@@ -383,7 +383,7 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
     DIRLOAD_RETURN_IF_ERROR(txn->ScanFrom(
         env.id2e(), MdbIdBytes(next), [&](std::string_view k, std::string_view v) -> Result<bool> {
           const uint64_t id = MdbDecodeId(k);
-          DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
+          DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
           keys.clear();
           tables.clear();
           for (const MdbAttributeView& a : e.attributes) {
@@ -587,7 +587,7 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(false));
     DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
       uint64_t id = MdbDecodeId(k);
-      DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e));
+      DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
       ++g.entries;
       for (const MdbAttributeView& a : e.attributes) {
         if (a.adx >= g.routes.size() || !g.routes[a.adx]) return UnknownAdx(env, id, a.adx);

@@ -16,8 +16,8 @@
 //
 // The keys of each index come from its MdbIndexer (mdb_indexer.h), which
 // says which kinds are supported (approx and partial substring kinds are
-// not); entries are decoded as views (DecodeMdbEntryView): no allocation
-// per value.
+// not); entries are decoded as views (DecodeMdbEntryView, bounds checked
+// only: the values not indexed are never touched): no allocation per value.
 //
 // Memory: pairs are held as one word each: the key itself while every key
 // of the index has 4 bytes (the default hashes, presence, 4-byte integer

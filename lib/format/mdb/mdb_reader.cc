@@ -131,18 +131,13 @@ Status MdbReader::ParentNames(MdbTxn* txn, uint64_t id, const Names** out) {
   return Status::Ok();
 }
 
-Status MdbReader::Fill(MdbTxn* txn, uint64_t id, std::string_view value, MdbReadEntry* out) {
+Status MdbReader::FillValues(uint64_t id, std::string_view value, MdbReadEntry* out) {
   out->id = id;
-  Status decoded = DecodeMdbEntryView(value, &out->stored);
+  Status decoded = DecodeMdbEntryView(value, &out->stored, checks_);
   if (!decoded.ok()) return decoded.WithPrefix(path() + ": id2e: " + IdText(id) + ": ");
-  uint64_t parent = 0;
-  DIRLOAD_RETURN_IF_ERROR(SelfNode(txn, id, &rdn_, &nrdn_, &parent));
-  const Names* above = nullptr;
-  if (parent != 0) DIRLOAD_RETURN_IF_ERROR(ParentNames(txn, parent, &above));
-  Join(rdn_, above ? &above->dn : nullptr, &out->dn);
-  Join(nrdn_, above ? &above->ndn : nullptr, &out->ndn);
-
-  out->view.dn = out->dn;
+  out->dn.clear();
+  out->ndn.clear();
+  out->view.dn = {};
   out->view.values.clear();
   for (const MdbAttributeView& a : out->stored.attributes) {
     if (a.adx == 0 || a.adx >= dictionary_.size()) {
@@ -159,7 +154,19 @@ Status MdbReader::Fill(MdbTxn* txn, uint64_t id, std::string_view value, MdbRead
   return Status::Ok();
 }
 
-Status MdbReader::ForEach(const std::function<Status(const MdbReadEntry&)>& fn) {
+Status MdbReader::FillDn(MdbTxn* txn, MdbReadEntry* out) {
+  uint64_t parent = 0;
+  DIRLOAD_RETURN_IF_ERROR(SelfNode(txn, out->id, &rdn_, &nrdn_, &parent));
+  const Names* above = nullptr;
+  if (parent != 0) DIRLOAD_RETURN_IF_ERROR(ParentNames(txn, parent, &above));
+  Join(rdn_, above ? &above->dn : nullptr, &out->dn);
+  Join(nrdn_, above ? &above->ndn : nullptr, &out->ndn);
+  out->view.dn = out->dn;
+  return Status::Ok();
+}
+
+Status MdbReader::ForEach(const std::function<Status(const MdbReadEntry&)>& fn,
+                          const std::function<Result<bool>(const MdbReadEntry&)>& wanted) {
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env_->Begin(false));
   MdbReadEntry entry;
   return txn.Scan(env_->id2e(), [&](std::string_view key, std::string_view value) {
@@ -168,7 +175,12 @@ Status MdbReader::ForEach(const std::function<Status(const MdbReadEntry&)>& fn) 
                                 " bytes, not an 8-byte ID");
     }
     if (value.empty()) return Status::Ok();  // a placeholder (see the header)
-    DIRLOAD_RETURN_IF_ERROR(Fill(&txn, MdbDecodeId(key), value, &entry));
+    DIRLOAD_RETURN_IF_ERROR(FillValues(MdbDecodeId(key), value, &entry));
+    if (wanted) {
+      DIRLOAD_ASSIGN_OR_RETURN(bool keep, wanted(entry));
+      if (!keep) return Status::Ok();
+    }
+    DIRLOAD_RETURN_IF_ERROR(FillDn(&txn, &entry));
     return fn(entry);
   });
 }
@@ -187,7 +199,8 @@ Status MdbReader::Get(uint64_t id, MdbReadEntry* out) {
                             " is an empty placeholder for a missing ancestor, not an entry");
   }
   out->bytes.assign(*value);
-  return Fill(&txn, id, out->bytes, out);
+  DIRLOAD_RETURN_IF_ERROR(FillValues(id, out->bytes, out));
+  return FillDn(&txn, out);
 }
 
 }  // namespace dirload::mdb

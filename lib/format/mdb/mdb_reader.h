@@ -64,11 +64,19 @@ class MdbReader {
   // ad2i's descriptions (see above).
   const AttributeDictionary& dictionary() const { return dictionary_; }
   MdbEnv* env() { return env_.get(); }
+  // How much of each id2e value is checked (mdb_entry_codec.h): kFull by
+  // default, as cat reads; searches take kBounds, which never reads past a
+  // value but leaves the values a filter does not test untouched.
+  void set_entry_checks(MdbEntryChecks checks) { checks_ = checks; }
   const std::string& path() const { return env_->path(); }
 
   // Calls `fn` for each entry in ID order; stops at and returns the first
   // non-OK status. `fn`'s entry is valid only during the call.
-  Status ForEach(const std::function<Status(const MdbReadEntry&)>& fn);
+  // `wanted`, when given, sees each entry before its DN is built (dn,
+  // ndn and the view's dn are empty then) and decides whether `fn` gets it: a scan
+  // that keeps few entries spares the others their walk of dn2i.
+  Status ForEach(const std::function<Status(const MdbReadEntry&)>& fn,
+                 const std::function<Result<bool>(const MdbReadEntry&)>& wanted = nullptr);
   // The entry `id`; NotFound when id2e has no such ID.
   Status Get(uint64_t id, MdbReadEntry* out);
 
@@ -79,8 +87,9 @@ class MdbReader {
   MdbReader() = default;
   Status LoadDescriptions(MdbTxn* txn);
   // Decodes `value` (id2e's bytes for `id`, which must outlive *out's use)
-  // and rebuilds its DN into *out.
-  Status Fill(MdbTxn* txn, uint64_t id, std::string_view value, MdbReadEntry* out);
+  // into *out, DN left empty; FillDn then rebuilds the DN.
+  Status FillValues(uint64_t id, std::string_view value, MdbReadEntry* out);
+  Status FillDn(MdbTxn* txn, MdbReadEntry* out);
   // The DN and normalized DN of `id` (REQUIRES: id != 0), from the cache or
   // by walking up dn2i; the walk's parents are cached.
   Status ParentNames(MdbTxn* txn, uint64_t id, const Names** out);
@@ -90,7 +99,8 @@ class MdbReader {
   std::unique_ptr<MdbEnv> env_;
   AttributeDictionary dictionary_;
   std::unordered_map<uint64_t, Names> parents_;
-  std::string rdn_, nrdn_;  // Fill's, kept for their capacity
+  std::string rdn_, nrdn_;  // FillDn's, kept for their capacity
+  MdbEntryChecks checks_ = MdbEntryChecks::kFull;
 };
 
 // The 8-byte key of an ID in id2e and dn2i (native order: little-endian).

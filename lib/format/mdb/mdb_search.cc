@@ -476,7 +476,19 @@ Result<SearchResult> MdbSearch(MdbReader* reader, const Schema& schema,
   txn.Abort();
 
   if (read_all) {
-    DIRLOAD_RETURN_IF_ERROR(reader->ForEach(check));
+    // The filter first, on the values: only the entries that match have
+    // their DN built.
+    auto wanted = [&](const MdbReadEntry& e) -> Result<bool> {
+      ++result.examined;
+      Result<bool> hit = matcher.Matches(e.view, descriptions);
+      if (!hit.ok()) return hit.status().WithPrefix("id2e: id " + std::to_string(e.id) + ": ");
+      return hit;
+    };
+    auto matched = [&](const MdbReadEntry& e) -> Status {
+      ++result.matched;
+      return callback(e.id, e.view);
+    };
+    DIRLOAD_RETURN_IF_ERROR(reader->ForEach(matched, wanted));
     return result;
   }
   MdbReadEntry entry;
