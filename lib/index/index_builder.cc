@@ -1,7 +1,11 @@
 #include "lib/index/index_builder.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <limits>
+#include <mutex>
+#include <thread>
 
 #include "lib/idl/idl_format.h"
 #include "lib/idl/idl_store.h"
@@ -26,6 +30,26 @@ namespace {
 
 constexpr uint64_t kMinSortMemory = 1ull << 20;
 constexpr uint32_t kNoTargets = std::numeric_limits<uint32_t>::max();
+
+// The keys of a few hundred consecutive entries, as the scanning thread
+// hands them to the grouping thread.
+struct KeyBatch {
+  std::vector<EntryId> ids;
+  std::vector<uint32_t> counts;  // keys per entry
+  std::vector<uint32_t> tables;  // per key
+  std::string bytes;             // the keys back to back
+  std::vector<uint32_t> ends;    // per key, in bytes
+  void Clear() {
+    ids.clear();
+    counts.clear();
+    tables.clear();
+    bytes.clear();
+    ends.clear();
+  }
+};
+
+constexpr size_t kBatchEntries = 256;
+constexpr size_t kBatchesInFlight = 3;
 
 class IndexBuilderImpl final : public IndexBuilder {
  public:
@@ -52,7 +76,10 @@ class IndexBuilderImpl final : public IndexBuilder {
       stats_.indexes.push_back(std::move(st));
     }
     present_.assign(specs_.size(), 0);
+    threaded_ = method == IndexMethod::kSort && options.threads > 1;
   }
+
+  ~IndexBuilderImpl() override { StopGrouper(); }
 
   Status Init() {
     for (size_t i = 0; i < specs_.size(); ++i) {
@@ -106,6 +133,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     DIRLOAD_RETURN_IF_ERROR(status_);
     if (finished_) return Fail(Status::InvalidArgument("index builder finished twice"));
     finished_ = true;
+    DIRLOAD_RETURN_IF_ERROR(Fail(FinishGrouping()));
     if (method_ == IndexMethod::kCache) {
       if (cache_.capacity() > 0 && cache_.stats().evictions == 0) {
         // Nothing reached the tables yet: every list is whole and the keys
@@ -157,7 +185,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     ++stats_.entries;
     // Runs are cut only between entries, so one key's IDs never straddle
     // two runs out of order.
-    if (method_ == IndexMethod::kSort && cache_.memory() >= options_.sort_memory) {
+    if (!threaded_ && method_ == IndexMethod::kSort && cache_.memory() >= options_.sort_memory) {
       DIRLOAD_RETURN_IF_ERROR(Fail(SpillRun()));
     }
     return Status::Ok();
@@ -170,12 +198,122 @@ class IndexBuilderImpl final : public IndexBuilder {
       entry_tables_.push_back(s);
     }
     touched_.clear();
-    key_views_.clear();
-    for (size_t k = 0; k < entry_keys_.size(); ++k) key_views_.push_back(entry_keys_[k]);
-    Status st = cache_.AddBatch(id, entry_tables_, key_views_);
+    Status st;
+    if (threaded_) {
+      st = Hand(id);
+    } else {
+      key_views_.clear();
+      for (size_t k = 0; k < entry_keys_.size(); ++k) key_views_.push_back(entry_keys_[k]);
+      st = cache_.AddBatch(id, entry_tables_, key_views_);
+    }
     entry_keys_.Clear();
     entry_tables_.clear();
     return Fail(st);
+  }
+
+  // --- The grouping thread (kSort with options.threads > 1) ---------------
+  // The scanning thread makes the keys; the grouping thread adds them to
+  // the in-memory lists (cache_) and spills the runs, so that both cores
+  // work. cache_, runs_, temp_dir_ and the spill stats belong to the
+  // grouping thread until FinishGrouping() has joined it.
+
+  // Copies the entry's keys into the batch being filled, and hands the batch
+  // over when it is full.
+  Status Hand(EntryId id) {
+    if (filling_ == nullptr) DIRLOAD_RETURN_IF_ERROR(TakeFreeBatch());
+    filling_->ids.push_back(id);
+    filling_->counts.push_back(static_cast<uint32_t>(entry_keys_.size()));
+    filling_->tables.insert(filling_->tables.end(), entry_tables_.begin(), entry_tables_.end());
+    for (size_t k = 0; k < entry_keys_.size(); ++k) {
+      filling_->bytes.append(entry_keys_[k]);
+      filling_->ends.push_back(static_cast<uint32_t>(filling_->bytes.size()));
+    }
+    if (filling_->ids.size() >= kBatchEntries) return Submit();
+    return Status::Ok();
+  }
+
+  Status TakeFreeBatch() {
+    if (!grouper_.joinable()) {
+      for (size_t i = 0; i < kBatchesInFlight; ++i) free_.push_back(std::make_unique<KeyBatch>());
+      grouper_ = std::thread([this] { GroupLoop(); });
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !free_.empty() || !group_status_.ok(); });
+    if (!group_status_.ok()) return group_status_;
+    filling_ = std::move(free_.back());
+    free_.pop_back();
+    filling_->Clear();
+    return Status::Ok();
+  }
+
+  Status Submit() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!group_status_.ok()) return group_status_;
+      full_.push_back(std::move(filling_));
+    }
+    cv_.notify_all();
+    return Status::Ok();
+  }
+
+  void GroupLoop() {
+    std::vector<std::string_view> views;
+    for (;;) {
+      std::unique_ptr<KeyBatch> b;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !full_.empty() || no_more_; });
+        if (full_.empty()) return;
+        b = std::move(full_.front());
+        full_.pop_front();
+      }
+      Status st = GroupBatch(*b, &views);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        free_.push_back(std::move(b));
+        if (!st.ok()) group_status_ = st;
+      }
+      cv_.notify_all();
+      if (!st.ok()) return;
+    }
+  }
+
+  Status GroupBatch(const KeyBatch& b, std::vector<std::string_view>* views) {
+    size_t key = 0;
+    for (size_t e = 0; e < b.ids.size(); ++e) {
+      // Runs are cut only between entries, so one key's IDs never straddle
+      // two runs out of order.
+      if (cache_.memory() >= options_.sort_memory) DIRLOAD_RETURN_IF_ERROR(SpillRun());
+      views->clear();
+      for (uint32_t k = 0; k < b.counts[e]; ++k, ++key) {
+        uint32_t begin = key == 0 ? 0 : b.ends[key - 1];
+        views->push_back(std::string_view(b.bytes).substr(begin, b.ends[key] - begin));
+      }
+      std::span<const uint32_t> tables(b.tables.data() + (key - b.counts[e]), b.counts[e]);
+      DIRLOAD_RETURN_IF_ERROR(cache_.AddBatch(b.ids[e], tables, *views));
+    }
+    return Status::Ok();
+  }
+
+  // Hands over the last batch, waits for the grouping thread to finish
+  // them all and joins it. Its error, if any, is the build's.
+  Status FinishGrouping() {
+    if (!threaded_) return Status::Ok();
+    Status st;
+    if (filling_ != nullptr && !filling_->ids.empty()) st = Submit();
+    StopGrouper();
+    std::lock_guard<std::mutex> lock(mu_);
+    return st.ok() ? group_status_ : st;
+  }
+
+  void StopGrouper() {
+    if (!grouper_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      no_more_ = true;
+    }
+    cv_.notify_all();
+    grouper_.join();
   }
 
   // Target lists are stored flat: target_lists_[t] is the start of a run of
@@ -335,6 +473,16 @@ class IndexBuilderImpl final : public IndexBuilder {
   uint32_t appender_table_ = 0;
   std::unique_ptr<ScopedTempDir> temp_dir_;
   std::vector<std::string> runs_;
+
+  bool threaded_ = false;
+  std::thread grouper_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::unique_ptr<KeyBatch> filling_;            // the scanning thread's
+  std::vector<std::unique_ptr<KeyBatch>> free_;  // guarded by mu_
+  std::deque<std::unique_ptr<KeyBatch>> full_;   // guarded by mu_, in ID order
+  bool no_more_ = false;                         // guarded by mu_
+  Status group_status_;                          // guarded by mu_
 
   EntryId last_id_ = 0;
   uint64_t bytes_at_commit_ = 0;

@@ -27,8 +27,10 @@
 // error the builder is unusable (errors are sticky) and the tables are
 // partial: the caller must leave them marked stale.
 //
-// Thread safety: one thread. The Schema, the specs' types and the Store must
-// outlive the builder; nothing else may write the store while it runs.
+// Thread safety: one calling thread (kSort may start one more of its own,
+// which never touches the store). The Schema, the specs' types and the
+// Store must outlive the builder; nothing else may write the store while it
+// runs.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +66,10 @@ struct BuilderOptions {
   uint64_t commit_bytes = 64ull << 20;
   // Drop the specs' tables at Create().
   bool drop_existing = true;
+  // kSort: with 2 or more, the keys the calling thread makes are grouped
+  // (and spilled) on a thread of the builder's own, so that making keys and
+  // grouping them overlap; 1 does everything on the calling thread.
+  unsigned threads = 2;
 };
 
 // Per index.
@@ -117,6 +123,8 @@ class IndexBuilder {
   // Writes what is still in memory and commits. Must be called once, last.
   [[nodiscard]] virtual Status Finish() = 0;
 
+  // REQUIRES: Finish() was called, or options.threads is 1 (the grouping
+  // thread updates the spill figures as it goes).
   virtual BuilderStats stats() const = 0;
 
  protected:

@@ -165,6 +165,7 @@ TEST_CASE("both methods and every cache size build identical, correct tables") {
     uint64_t cache_size;
     uint64_t sort_memory;
     Backend backend = Backend::kLmdb;
+    unsigned threads = 2;  // kSort: keys grouped on the builder's own thread
   };
   const Variant variants[] = {
       {"cache 1e6", IndexMethod::kCache, 1000000, 0},
@@ -173,6 +174,8 @@ TEST_CASE("both methods and every cache size build identical, correct tables") {
       {"cache 0", IndexMethod::kCache, 0, 0},
       {"sort in memory", IndexMethod::kSort, 0, 1ull << 30},
       {"sort with spills", IndexMethod::kSort, 0, 1},  // clamped to 1 MB: several runs
+      {"sort in memory, one thread", IndexMethod::kSort, 0, 1ull << 30, Backend::kLmdb, 1},
+      {"sort with spills, one thread", IndexMethod::kSort, 0, 1, Backend::kLmdb, 1},
       {"bdb cache 1000", IndexMethod::kCache, 1000, 0, Backend::kBdb},
       {"bdb sort with spills", IndexMethod::kSort, 0, 1, Backend::kBdb},
   };
@@ -186,6 +189,7 @@ TEST_CASE("both methods and every cache size build identical, correct tables") {
     o.sort_memory = v.sort_memory;
     o.tmpdir = dir.path().string();
     o.commit_bytes = 1 << 20;  // exercise mid-build commits
+    o.threads = v.threads;
     BuilderStats st = Build(store.get(), v.method, o, corpus, specs);
     REQUIRE(store->Commit().ok());
     auto dump = DumpIndexTables(store.get());
@@ -442,17 +446,30 @@ TEST_CASE("an abandoned sort build removes its spill directory") {
     }
     return n;
   };
-  {
-    auto b = IndexBuilder::Create(IndexMethod::kSort, Specs(), BuiltinSchema(), store.get(), o);
-    REQUIRE(b.ok());
+  auto add_all = [&](IndexBuilder* b) {
     EntryView view;
     for (size_t i = 0; i < corpus.encoded.size(); ++i) {
       REQUIRE(DecodeEntry(corpus.encoded[i], &view).ok());
-      REQUIRE((*b)->Add(i + 1, view, corpus.dict).ok());
+      REQUIRE(b->Add(i + 1, view, corpus.dict).ok());
     }
+  };
+  {
+    // On the calling thread alone, the spills can be watched as they come.
+    o.threads = 1;
+    auto b = IndexBuilder::Create(IndexMethod::kSort, Specs(), BuiltinSchema(), store.get(), o);
+    REQUIRE(b.ok());
+    add_all(b->get());
     CHECK((*b)->stats().runs_spilled > 0);
     CHECK(spill_dirs() == 1);
   }  // destroyed without Finish()
+  CHECK(spill_dirs() == 0);
+  {
+    // With the grouping thread: it is stopped and joined, and its spills go.
+    o.threads = 2;
+    auto b = IndexBuilder::Create(IndexMethod::kSort, Specs(), BuiltinSchema(), store.get(), o);
+    REQUIRE(b.ok());
+    add_all(b->get());
+  }
   CHECK(spill_dirs() == 0);
 }
 
