@@ -20,6 +20,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=workload_indexes.sh
 source "$root/bench/workload_indexes.sh"
+# shellcheck source=bench_common.sh
+source "$root/bench/bench_common.sh"  # for slapd_conf only
 
 sizes="285000 1000000"
 formats="mdb native"
@@ -67,22 +69,7 @@ echo "tool,format,entries,run,wall_s,cpu_s,peak_rss_anon_mb,db_mb,entries_per_s"
 
 # slapd.conf for DBDIR with the workload's index lines (the mdb format and
 # slapadd read the same one; only the directory differs).
-conf_for() {
-  cat <<CONF
-include /etc/ldap/schema/core.schema
-include /etc/ldap/schema/cosine.schema
-include /etc/ldap/schema/inetorgperson.schema
-include /etc/ldap/schema/nis.schema
-modulepath /usr/lib/ldap
-moduleload back_mdb
-tool-threads 2
-database mdb
-suffix "$suffix"
-directory $1
-maxsize 274877906944
-$WORKLOAD_INDEX_LINES
-CONF
-}
+conf_for() { slapd_conf "$1" 274877906944 "$WORKLOAD_INDEX_LINES"; }
 
 # Peak RssAnon (KB) of the process /usr/bin/time (pid $1) runs, until it ends.
 peak_anon() {

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "lib/search/filter.h"
+#include "lib/util/latency.h"
+#include "lib/util/request_values.h"
 #include "tools/search_session.h"
 
 namespace dirload::tools {
@@ -91,7 +91,7 @@ bool ReadAll(int fd, void* data, size_t size) {
     if (o.requests == 0 ? t0 >= deadline : h.requests >= o.requests) break;
     std::string text = o.filter_template;
     if (n > 0) {
-      text = SubstituteFilterValue(o.filter_template, o.values[next]);
+      text = FillFilterTemplate(o.filter_template, o.values[next]);
       next = next + 1 == n ? 0 : next + 1;
     }
     SearchRequest req;
@@ -229,69 +229,15 @@ Result<SearchBenchRun> RunOnce(const DatabaseArgs& args, const SearchBenchOption
     run.seconds = std::max(run.seconds, static_cast<double>(h.elapsed_ns) / 1e9);
   }
   if (run.seconds > 0) run.requests_per_second = static_cast<double>(run.requests) / run.seconds;
-  if (!latency_us.empty()) {
-    std::sort(latency_us.begin(), latency_us.end());
-    double sum = 0;
-    for (uint32_t v : latency_us) sum += v;
-    auto rank = [&](double p) {
-      size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(latency_us.size())));
-      return latency_us[std::clamp<size_t>(i, 1, latency_us.size()) - 1] / 1000.0;
-    };
-    run.mean_ms = sum / static_cast<double>(latency_us.size()) / 1000.0;
-    run.p50_ms = rank(0.50);
-    run.p99_ms = rank(0.99);
-    run.max_ms = latency_us.back() / 1000.0;
-  }
+  LatencySummary l = SummarizeLatencies(latency_us);
+  run.mean_ms = l.mean_ms;
+  run.p50_ms = l.p50_ms;
+  run.p99_ms = l.p99_ms;
+  run.max_ms = l.max_ms;
   return run;
 }
 
 }  // namespace
-
-std::string SubstituteFilterValue(const std::string& filter_template, const std::string& value) {
-  std::string escaped;
-  for (unsigned char c : value) {
-    if (c == '*' || c == '(' || c == ')' || c == '\\' || c == 0) {
-      static const char kHex[] = "0123456789abcdef";
-      escaped += '\\';
-      escaped += kHex[c >> 4];
-      escaped += kHex[c & 15];
-    } else {
-      escaped += static_cast<char>(c);
-    }
-  }
-  std::string out;
-  for (size_t i = 0; i < filter_template.size(); ++i) {
-    if (filter_template.compare(i, 2, "%s") == 0) {
-      out += escaped;
-      ++i;
-    } else {
-      out += filter_template[i];
-    }
-  }
-  return out;
-}
-
-Result<std::vector<std::string>> ReadBenchValues(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::InvalidArgument(path + ": cannot open: " + std::strerror(errno))
-        .WithOrigin(ErrorOrigin::kUsage);
-  }
-  std::vector<std::string> values;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) values.push_back(std::move(line));
-  }
-  if (in.bad()) {
-    return Status::InvalidArgument(path + ": read failed").WithOrigin(ErrorOrigin::kUsage);
-  }
-  if (values.empty()) {
-    return Status::InvalidArgument(path + ": no values (one per line)")
-        .WithOrigin(ErrorOrigin::kUsage);
-  }
-  return values;
-}
 
 Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
                                                    const SearchBenchOptions& options) {
@@ -302,7 +248,7 @@ Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
     DIRLOAD_RETURN_IF_ERROR(
         ParseFilter(options.values.empty()
                         ? options.filter_template
-                        : SubstituteFilterValue(options.filter_template, options.values[0]))
+                        : FillFilterTemplate(options.filter_template, options.values[0]))
             .status());
   }
   std::vector<SearchBenchRun> runs;

@@ -9,8 +9,9 @@
 // several concurrent offline readers are. Each opens its session before the
 // clock starts; all start together.
 //
-// Each request substitutes the next value of the pattern file for every %s
-// of the filter template (escaped as RFC 4515 asks), parses the filter and
+// Each request substitutes the next value of the pattern file
+// (ReadRequestValues) for every %s of the filter template
+// (FillFilterTemplate, lib/util/request_values.h), parses the filter and
 // runs the search, counting entries without printing them. Worker w of W
 // (from 0) starts at value w * count / W and walks the file in order,
 // wrapping around, so that workers do not all read the same entries.
@@ -49,13 +50,6 @@ struct SearchBenchRun {
   double requests_per_second = 0;
   double mean_ms = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;
 };
-
-// Substitutes `value`, RFC 4515-escaped, for every %s of `filter_template`.
-std::string SubstituteFilterValue(const std::string& filter_template, const std::string& value);
-
-// One value per line, '\r' before '\n' dropped, empty lines skipped. Fails
-// (kUsage) when the file cannot be read or holds no value.
-Result<std::vector<std::string>> ReadBenchValues(const std::string& path);
 
 // Runs the benchmark on the database `args` names. Errors opening the
 // database are returned as opening it for a search returns them.

@@ -6,6 +6,7 @@
 #include "ldif/writer.h"
 #include "lib/search/filter.h"
 #include "lib/search/search.h"
+#include "lib/util/request_values.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/search_bench.h"
@@ -56,7 +57,7 @@ int RunBench(const SearchArgs& a) {
   bool has_slot = a.filter.find("%s") != std::string::npos;
   if (!a.values_file.empty()) {
     if (!has_slot) return Usage("--values: the filter has no %s to put the values in");
-    Result<std::vector<std::string>> values = ReadBenchValues(a.values_file);
+    Result<std::vector<std::string>> values = ReadRequestValues(a.values_file);
     if (!values.ok()) return Usage(std::string(values.status().message()));
     o.values = std::move(*values);
   } else if (has_slot) {

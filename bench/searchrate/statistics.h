@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/util/latency.h"
+
 namespace dirload::searchrate {
 
 struct ClientStats {
@@ -32,12 +34,11 @@ struct ClientStats {
   uint64_t Errors() const;  // requests whose code is not success
 };
 
-struct LatencySummary {
-  double mean_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, max_ms = 0;
-};
-
-// Sorts `samples` and summarises them (nearest-rank percentiles).
-LatencySummary Summarize(std::vector<uint32_t>& samples);
+using dirload::LatencySummary;
+// Sorts `samples` and summarises them (lib/util/latency.h).
+inline LatencySummary Summarize(std::vector<uint32_t>& samples) {
+  return SummarizeLatencies(samples);
+}
 
 // Adds `from` into `into`; seconds becomes the longer span (clients run side
 // by side, so the run lasts as long as its slowest client).

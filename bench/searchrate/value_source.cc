@@ -1,21 +1,16 @@
 #include "bench/searchrate/value_source.h"
 
-#include <fstream>
 #include <numeric>
+
+#include "lib/util/request_values.h"
 
 namespace dirload::searchrate {
 
 Result<ValueFile> ValueFile::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound("--values " + path + ": cannot open the file");
+  Result<std::vector<std::string>> values = ReadRequestValues(path);
+  if (!values.ok()) return values.status().WithPrefix("--values ");
   ValueFile file;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) file.values_.push_back(line);
-  }
-  if (in.bad()) return Status::IoError("--values " + path + ": read error");
-  if (file.values_.empty()) return Status::InvalidArgument("--values " + path + ": no values");
+  file.values_ = std::move(*values);
   return file;
 }
 
@@ -53,29 +48,7 @@ const std::string& ValueCursor::Next() {
 }
 
 std::string MakeFilter(const std::string& filter_template, const std::string& value, bool raw) {
-  std::string escaped;
-  if (raw) {
-    escaped = value;
-  } else {
-    static const char kHex[] = "0123456789abcdef";
-    for (unsigned char c : value) {
-      if (c == '*' || c == '(' || c == ')' || c == '\\' || c == 0) {
-        escaped += '\\';
-        escaped += kHex[c >> 4];
-        escaped += kHex[c & 15];
-      } else {
-        escaped += static_cast<char>(c);
-      }
-    }
-  }
-  std::string out;
-  size_t p = 0;
-  for (size_t at; (at = filter_template.find("%s", p)) != std::string::npos; p = at + 2) {
-    out.append(filter_template, p, at - p);
-    out += escaped;
-  }
-  out.append(filter_template, p, std::string::npos);
-  return out;
+  return FillFilterTemplate(filter_template, value, raw);
 }
 
 }  // namespace dirload::searchrate
