@@ -89,11 +89,10 @@ bool ReadAll(int fd, void* data, size_t size) {
   for (;;) {
     const Clock::time_point t0 = Clock::now();
     if (o.requests == 0 ? t0 >= deadline : h.requests >= o.requests) break;
-    std::string text = o.filter_template;
-    if (n > 0) {
-      text = FillFilterTemplate(o.filter_template, o.values[next]);
-      next = next + 1 == n ? 0 : next + 1;
-    }
+    // Without values the template has no %s (search_command checks): it is
+    // the filter as it stands.
+    std::string text = FillFilterTemplate(o.filter_template, n > 0 ? o.values[next] : "");
+    if (n > 0) next = next + 1 == n ? 0 : next + 1;
     SearchRequest req;
     req.base = base;
     req.scope = o.scope;
@@ -246,9 +245,8 @@ Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
   {
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<SearchSession> check, OpenSearchSession(args));
     DIRLOAD_RETURN_IF_ERROR(
-        ParseFilter(options.values.empty()
-                        ? options.filter_template
-                        : FillFilterTemplate(options.filter_template, options.values[0]))
+        ParseFilter(FillFilterTemplate(options.filter_template,
+                                       options.values.empty() ? "" : options.values[0]))
             .status());
   }
   std::vector<SearchBenchRun> runs;

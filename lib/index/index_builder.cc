@@ -37,14 +37,12 @@ struct KeyBatch {
   std::vector<EntryId> ids;
   std::vector<uint32_t> counts;  // keys per entry
   std::vector<uint32_t> tables;  // per key
-  std::string bytes;             // the keys back to back
-  std::vector<uint32_t> ends;    // per key, in bytes
+  KeyList keys;
   void Clear() {
     ids.clear();
     counts.clear();
     tables.clear();
-    bytes.clear();
-    ends.clear();
+    keys.Clear();
   }
 };
 
@@ -224,10 +222,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     filling_->ids.push_back(id);
     filling_->counts.push_back(static_cast<uint32_t>(entry_keys_.size()));
     filling_->tables.insert(filling_->tables.end(), entry_tables_.begin(), entry_tables_.end());
-    for (size_t k = 0; k < entry_keys_.size(); ++k) {
-      filling_->bytes.append(entry_keys_[k]);
-      filling_->ends.push_back(static_cast<uint32_t>(filling_->bytes.size()));
-    }
+    for (size_t k = 0; k < entry_keys_.size(); ++k) filling_->keys.AddMade(entry_keys_[k]);
     if (filling_->ids.size() >= kBatchEntries) return Submit();
     return Status::Ok();
   }
@@ -285,10 +280,7 @@ class IndexBuilderImpl final : public IndexBuilder {
       // two runs out of order.
       if (cache_.memory() >= options_.sort_memory) DIRLOAD_RETURN_IF_ERROR(SpillRun());
       views->clear();
-      for (uint32_t k = 0; k < b.counts[e]; ++k, ++key) {
-        uint32_t begin = key == 0 ? 0 : b.ends[key - 1];
-        views->push_back(std::string_view(b.bytes).substr(begin, b.ends[key] - begin));
-      }
+      for (uint32_t k = 0; k < b.counts[e]; ++k, ++key) views->push_back(b.keys[key]);
       std::span<const uint32_t> tables(b.tables.data() + (key - b.counts[e]), b.counts[e]);
       DIRLOAD_RETURN_IF_ERROR(cache_.AddBatch(b.ids[e], tables, *views));
     }

@@ -98,6 +98,11 @@ class KeyList {
   }
   // Adds tag + body, hashing when longer than kMaxIndexKeySize.
   void Add(char tag, std::string_view body);
+  // Adds a key another KeyList made (tag and hashing done), as it is.
+  void AddMade(std::string_view key) {
+    bytes_.append(key);
+    ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+  }
   std::vector<std::string> ToVector() const;
 
  private:

@@ -447,11 +447,15 @@ Result<SearchResult> MdbSearch(MdbReader* reader, const Schema& schema,
 
   const DescriptionTable descriptions(reader->dictionary(), schema);
   const FilterMatcher matcher(request.filter, schema);
-  auto check = [&](const MdbReadEntry& e) -> Status {
+  // The filter needs the values only: a scan tests each entry before the
+  // reader builds its DN, and only the entries taken get one.
+  auto test = [&](const MdbReadEntry& e) -> Result<bool> {
     ++result.examined;
     Result<bool> hit = matcher.Matches(e.view, descriptions);
     if (!hit.ok()) return hit.status().WithPrefix("id2e: id " + std::to_string(e.id) + ": ");
-    if (!*hit) return Status::Ok();
+    return hit;
+  };
+  auto take = [&](const MdbReadEntry& e) -> Status {
     ++result.matched;
     return callback(e.id, e.view);
   };
@@ -476,19 +480,7 @@ Result<SearchResult> MdbSearch(MdbReader* reader, const Schema& schema,
   txn.Abort();
 
   if (read_all) {
-    // The filter first, on the values: only the entries that match have
-    // their DN built.
-    auto wanted = [&](const MdbReadEntry& e) -> Result<bool> {
-      ++result.examined;
-      Result<bool> hit = matcher.Matches(e.view, descriptions);
-      if (!hit.ok()) return hit.status().WithPrefix("id2e: id " + std::to_string(e.id) + ": ");
-      return hit;
-    };
-    auto matched = [&](const MdbReadEntry& e) -> Status {
-      ++result.matched;
-      return callback(e.id, e.view);
-    };
-    DIRLOAD_RETURN_IF_ERROR(reader->ForEach(matched, wanted));
+    DIRLOAD_RETURN_IF_ERROR(reader->ForEach(take, test));
     return result;
   }
   MdbReadEntry entry;
@@ -497,7 +489,8 @@ Result<SearchResult> MdbSearch(MdbReader* reader, const Schema& schema,
     // A placeholder of a missing ancestor (or an ID id2e lacks): no entry.
     if (st.code() == StatusCode::kNotFound) continue;
     DIRLOAD_RETURN_IF_ERROR(st);
-    DIRLOAD_RETURN_IF_ERROR(check(entry));
+    DIRLOAD_ASSIGN_OR_RETURN(bool hit, test(entry));
+    if (hit) DIRLOAD_RETURN_IF_ERROR(take(entry));
   }
   return result;
 }

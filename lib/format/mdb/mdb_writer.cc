@@ -289,13 +289,17 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   // dn2i at once: the self node is an append (IDs ascend); the child node
   // goes among its parent's, in dup order, with nsubs 1, which Finish()
   // corrects for the entries that got children.
+  // One node, encoded twice: the self node names the parent, the child node
+  // the entry.
+  MdbDnNode node{false, std::string(nrdn), std::string(rdn), parent_id, 0};
   node_.clear();
-  DIRLOAD_RETURN_IF_ERROR(
-      EncodeMdbDnNode(MdbDnNode{false, std::string(nrdn), std::string(rdn), parent_id, 0}, &node_));
+  DIRLOAD_RETURN_IF_ERROR(EncodeMdbDnNode(node, &node_));
   DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->dn2i(), MdbIdBytes(id), node_, MdbPutMode::kAppend));
+  node.child = true;
+  node.id = id;
+  node.nsubs = 1;
   node_.clear();
-  DIRLOAD_RETURN_IF_ERROR(
-      EncodeMdbDnNode(MdbDnNode{true, std::string(nrdn), std::string(rdn), id, 1}, &node_));
+  DIRLOAD_RETURN_IF_ERROR(EncodeMdbDnNode(node, &node_));
   DIRLOAD_RETURN_IF_ERROR(
       txn_->Put(env_->dn2i(), MdbIdBytes(parent_id), node_, MdbPutMode::kNoOverwrite));
   last_id_ = id;
