@@ -8,10 +8,12 @@
 #
 # usage: bench/run_scale_bench.sh [--entries "285000 1000000"] [--formats "mdb native"]
 #          [--with-slapadd] [--runs R] [--slapadd-runs R] [--sort-memory SIZE]
-#          [--build DIR] [--dir WORKDIR] [--out DIR] [--keep]
+#          [--build DIR] [--baseline DIR] [--dir WORKDIR] [--out DIR] [--keep]
 #   --runs: dirload runs per size and format (default 3; medians)
 #   --slapadd-runs: slapadd runs per size (default: 1 from 1M entries, else --runs)
 #   --sort-memory: passed to dirload add (default: dirload's own)
+#   --baseline: another build (its tools/dirload) run beside, as tool
+#           "baseline", to measure a change side by side
 #   --keep: keep the generated LDIF and the last databases (default: removed
 #           after each size, so that 10M fits on the disk)
 # Writes OUT/scale.csv (one row per run), OUT/scale.md (medians, speed-ups,
@@ -30,6 +32,7 @@ runs=3
 slapadd_runs=""
 sort_memory=""
 build="$root/build"
+baseline=""
 work=/tmp/dirload-scale
 out=""
 keep=0
@@ -42,6 +45,7 @@ while (($#)); do
     --slapadd-runs) slapadd_runs=$2; shift 2 ;;
     --sort-memory) sort_memory=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     --dir) work=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
@@ -52,6 +56,11 @@ out=${out:-$work}
 dirload="$build/tools/dirload"
 gen="$build/bench/dirload-gen"
 [[ -x $dirload && -x $gen ]] || { echo "build first: cmake --build $build" >&2; exit 2; }
+tools="dirload"
+if [[ -n $baseline ]]; then
+  [[ -x $baseline/tools/dirload ]] || { echo "--baseline: no $baseline/tools/dirload" >&2; exit 2; }
+  tools="dirload baseline"
+fi
 for f in $formats; do
   [[ $f == mdb || $f == native ]] || { echo "--formats: mdb or native, not $f" >&2; exit 2; }
 done
@@ -119,16 +128,20 @@ for n in $sizes; do
   sruns=${slapadd_runs:-$((n >= 1000000 ? 1 : runs))}
   for ((r = 1; r <= runs; r++)); do
     for f in $formats; do
-      db="$work/db-$f"
-      if [[ $f == mdb ]]; then
-        conf_for "$db" > "$work/dirload-mdb.conf"
-        timed dirload mdb "$n" "$r" "$db" "$dirload" add --progress never "${sm_args[@]}" \
-          -f "$work/dirload-mdb.conf" -l "$ldif"
-      else
-        timed dirload native "$n" "$r" "$db" "$dirload" add --progress never "${sm_args[@]}" \
-          --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
-      fi
-      ((keep)) || [[ $r -lt $runs ]] || rm -rf "$db"
+      for tool in $tools; do
+        db="$work/db-$f"
+        bin=$dirload
+        [[ $tool == baseline ]] && bin=$baseline/tools/dirload
+        if [[ $f == mdb ]]; then
+          conf_for "$db" > "$work/dirload-mdb.conf"
+          timed "$tool" mdb "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
+            -f "$work/dirload-mdb.conf" -l "$ldif"
+        else
+          timed "$tool" native "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
+            --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
+        fi
+        ((keep)) || [[ $r -lt $runs ]] || rm -rf "$db"
+      done
     done
     if ((with_slapadd)) && ((r <= sruns)); then
       conf_for "$work/db-slapadd" > "$work/slapadd.conf"
@@ -174,7 +187,7 @@ first=$(echo "$sizes" | awk '{ print $1 }')
     }' "$work/medians.csv"
   echo
   echo "Command: bench/run_scale_bench.sh --entries \"$sizes\" --formats \"$formats\"" \
-    "$( ((with_slapadd)) && echo --with-slapadd) --runs $runs${sort_memory:+ --sort-memory $sort_memory}"
+    "$( ((with_slapadd)) && echo --with-slapadd) --runs $runs${sort_memory:+ --sort-memory $sort_memory}${baseline:+ --baseline $baseline}"
 } > "$out/scale.md"
 
 plots=""

@@ -101,6 +101,7 @@ void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats) {
     } else {
       set("map_size", std::to_string(e->map_size));
       set("no_readahead", e->no_readahead ? "true" : "false");
+      set("write_map", e->write_map ? "true" : "false");
     }
     for (const TableSettings& t : e->tables) {
       if (e->backend == Backend::kBdb) {

@@ -1,6 +1,7 @@
 #include "lib/store/lmdb_store.h"
 
 #include <lmdb.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -170,8 +171,11 @@ struct WriteCost {
 
 class LmdbStore final : public Store {
  public:
-  LmdbStore(std::string path, EnvHandle env, bool read_only)
-      : path_(std::move(path)), env_(std::move(env)), read_only_(read_only) {}
+  LmdbStore(std::string path, EnvHandle env, bool read_only, bool write_map)
+      : path_(std::move(path)),
+        env_(std::move(env)),
+        read_only_(read_only),
+        write_map_(write_map) {}
   ~LmdbStore() override;
 
   Status Init();
@@ -228,6 +232,7 @@ class LmdbStore final : public Store {
   std::string path_;
   EnvHandle env_;
   bool read_only_;
+  bool write_map_;
   uint32_t page_size_ = 0;
   uint64_t map_size_ = 0;
   Txn txn_;
@@ -293,6 +298,16 @@ LmdbStore::~LmdbStore() {
   registry_.OrphanAll();
   for (auto& [name, table] : tables_) table->append_cursor.Close();
   txn_.Abort();
+  uint64_t in_use = 0;
+  MDB_envinfo info;
+  if (write_map_ && mdb_env_info(env_.get(), &info) == MDB_SUCCESS) {
+    in_use = (info.me_last_pgno + 1) * page_size_;
+  }
+  env_.reset();
+  // A writable map made the file as large as the map; no page past the last
+  // committed one is referenced, and LMDB reads a shorter file with a larger
+  // map, so the rest goes. Failing that leaves a sparse tail, nothing worse.
+  if (in_use != 0) (void)::truncate((path_ + "/data.mdb").c_str(), static_cast<off_t>(in_use));
   ClearMappedDatabaseFile(path_ + "/data.mdb");
 }
 
@@ -687,6 +702,7 @@ Result<EngineSettings> LmdbStore::Settings() {
   s.sync_on_commit = (flags & MDB_NOSYNC) == 0 && !read_only_;
   s.map_size = info.me_mapsize;
   s.no_readahead = (flags & MDB_NORDAHEAD) != 0;
+  s.write_map = (flags & MDB_WRITEMAP) != 0;
   for (const auto& [name, table] : tables_) {
     if (table->state != LmdbTable::State::kOpen) continue;
     TableSettings ts;
@@ -735,15 +751,22 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
   // MDB_NOTLS: read transactions are tied to this store, not to a thread.
   unsigned flags = MDB_NOTLS;
   if (options.lmdb_no_readahead) flags |= MDB_NORDAHEAD;
+  const bool write_map = options.lmdb_write_map && !options.read_only && !options.durable &&
+                         !store_internal::FileExists(data_file);
   if (options.read_only) {
     flags |= MDB_RDONLY;
   } else if (!options.durable) {
     flags |= MDB_NOSYNC | MDB_NOMETASYNC;
   }
+  if (write_map) flags |= MDB_WRITEMAP;
   EnvHandle env;
   uint64_t map_size = 0;
-  if (!options.read_only) {
-    map_size = options.lmdb_map_size != 0 ? options.lmdb_map_size : kDefaultLmdbMapSize;
+  if (options.lmdb_map_size != 0 && !options.read_only) {
+    map_size = options.lmdb_map_size;
+  } else if (write_map) {
+    map_size = kDefaultLmdbWriteMapSize;
+  } else if (!options.read_only) {
+    map_size = kDefaultLmdbMapSize;
   }
   int rc = OpenEnv(dir, map_size, flags, &env);
   if (rc == ENOMEM && !options.read_only && options.lmdb_map_size == 0) {
@@ -756,7 +779,7 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
   }
   if (rc != MDB_SUCCESS) return LmdbError(rc, "mdb_env_open", "", dir);
   RegisterMappedDatabaseFile(data_file);
-  auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only);
+  auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only, write_map);
   DIRLOAD_RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));
 }

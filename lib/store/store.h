@@ -68,6 +68,9 @@ inline constexpr uint32_t kBdbId2EntryPageSize = 16384;
 // grows only as pages are written. So large that the map never has to grow
 // in practice (see lmdb_store.h).
 inline constexpr uint64_t kDefaultLmdbMapSize = 1ull << 40;
+// With MDB_WRITEMAP the file is as large as the map (sparse) while it is
+// open, so the map starts here and grows as the store needs.
+inline constexpr uint64_t kDefaultLmdbWriteMapSize = 1ull << 30;
 
 struct StoreOptions {
   // Create the directory (one level) and the environment if missing.
@@ -88,6 +91,13 @@ struct StoreOptions {
   // Turn off the kernel's read-ahead on the map (MDB_NORDAHEAD): helps random
   // reads of a database larger than memory, hurts sequential scans.
   bool lmdb_no_readahead = false;
+  // Write through a writable map (MDB_WRITEMAP) when the environment is
+  // created by this open and not durable: the pages a transaction dirties
+  // are the file's own pages in the kernel's page cache, not heap copies
+  // written out at commit (see lmdb_store.h). Not for a file that existed:
+  // a damaged page written in place faults in memcpy, outside the engine's
+  // code, where the damage handler (damage_signal.h) cannot name the file.
+  bool lmdb_write_map = true;
 
   // --- Berkeley DB ---
   uint64_t bdb_cache_size = 256ull << 20;  // DB_ENV->set_cachesize
@@ -183,6 +193,7 @@ struct EngineSettings {
   uint64_t mmap_size = 0;             // BDB get_mp_mmapsize; LMDB 0
   uint64_t map_size = 0;              // LMDB map size; BDB 0
   bool no_readahead = false;          // LMDB MDB_NORDAHEAD
+  bool write_map = false;             // LMDB MDB_WRITEMAP
   std::vector<TableSettings> tables;  // tables opened so far, sorted by name
 };
 

@@ -638,6 +638,7 @@ TEST_CASE("LMDB settings read back") {
   CHECK(s->backend == Backend::kLmdb);
   CHECK(s->map_size == 256ull << 20);
   CHECK(s->no_readahead);
+  CHECK(s->write_map);
   CHECK(s->transactional);
   CHECK_FALSE(s->sync_on_commit);
   CHECK(s->cache_bytes == 0);
@@ -651,9 +652,53 @@ TEST_CASE("LMDB settings read back") {
   s = store->Settings();
   REQUIRE(s.ok());
   CHECK(s->sync_on_commit);
+  CHECK_FALSE(s->write_map);
   Result<CacheStats> cache = store->CacheStatistics();
   REQUIRE(cache.ok());
   CHECK_FALSE(cache->available);
+}
+
+// A created environment writes through its map: the file is the map's size
+// while open, grows with the map, and is cut to the pages in use on close.
+TEST_CASE("LMDB: a created store writes through its map and closes to its pages") {
+  TempDir tmp;
+  StoreOptions options = CreateOptions();
+  options.lmdb_map_size = 1ull << 20;  // so that the writes below grow it
+  const std::string file = tmp.db() + "/data.mdb";
+  const std::string value(3000, 'v');
+  {
+    auto store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
+    for (uint64_t i = 1; i <= 8000; ++i) {
+      REQUIRE(store->Append(kId2EntryTable, IdKey(i), value).ok());
+      if (i % 1000 == 0) REQUIRE(store->Commit().ok());
+    }
+    REQUIRE(store->Sync().ok());
+    Result<EngineSettings> s = store->Settings();
+    REQUIRE(s.ok());
+    CHECK(s->write_map);
+    CHECK(s->map_size > 24ull << 20);  // grew from 1 MB
+    CHECK(std::filesystem::file_size(file) == s->map_size);
+  }
+  const uint64_t closed = std::filesystem::file_size(file);
+  // A 3000-byte value takes an overflow page of its own; the map had grown
+  // past that by doubling, the closed file has not.
+  CHECK(closed >= 8000 * 4096);
+  CHECK(closed < 8000 * 4096 * 11 / 10);
+  CHECK(closed % 4096 == 0);
+
+  // An existing file is written in place through heap copies (a damaged page
+  // must fault inside the engine), and reads back whole.
+  options.create = false;
+  options.lmdb_map_size = 0;
+  auto store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
+  Result<EngineSettings> s = store->Settings();
+  REQUIRE(s.ok());
+  CHECK_FALSE(s->write_map);
+  CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(1)) == value);
+  CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(8000)) == value);
+  Result<StoreStats> stats = store->Statistics();
+  REQUIRE(stats.ok());
+  CHECK(EntriesOf(*stats, kId2EntryTable) == 8000);
 }
 
 TEST_CASE("Berkeley DB settings read back") {
