@@ -334,16 +334,9 @@ Status IdlCache::EvictOne() {
   return Status::Ok();
 }
 
-Status IdlCache::Drain(const FlushFn& fn) {
-  if (!status_.ok()) return status_;
-  // Sorted on the keys' first 16 bytes, kept in the record, so that most
-  // comparisons touch no list; only ties read the keys themselves.
-  struct Rec {
-    uint64_t p0, p1;
-    uint32_t table;
-    uint32_t idx;
-  };
-  std::vector<Rec> order;
+void IdlCache::SortForDrain() {
+  std::vector<DrainRec>& order = drain_order_;
+  order.clear();
   order.reserve(live_);
   for (uint32_t i = 1; i < lists_.size(); ++i) {
     const List& l = lists_[i];
@@ -352,12 +345,20 @@ Status IdlCache::Drain(const FlushFn& fn) {
     order.push_back(
         {KeyPrefix(k), KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view()), l.table, i});
   }
-  std::sort(order.begin(), order.end(), [this](const Rec& a, const Rec& b) {
+  std::sort(order.begin(), order.end(), [this](const DrainRec& a, const DrainRec& b) {
     if (a.table != b.table) return a.table < b.table;
     if (a.p0 != b.p0) return a.p0 < b.p0;
     if (a.p1 != b.p1) return a.p1 < b.p1;
     return lists_[a.idx].key() < lists_[b.idx].key();
   });
+  drain_sorted_ = true;
+}
+
+Status IdlCache::Drain(const FlushFn& fn) {
+  if (!status_.ok()) return status_;
+  if (!drain_sorted_) SortForDrain();
+  drain_sorted_ = false;
+  const std::vector<DrainRec>& order = drain_order_;
   // The lists are visited in key order, i.e. all over memory: prefetch the
   // records a few steps ahead and their buffers a few steps less ahead.
   constexpr size_t kAheadRecord = 16, kAheadBuffer = 8;
@@ -374,6 +375,7 @@ Status IdlCache::Drain(const FlushFn& fn) {
   live_ = 0;
   lru_linked_ = false;
   lru_head_ = lru_tail_ = 0;
+  std::vector<DrainRec>().swap(drain_order_);
   return Status::Ok();
 }
 

@@ -83,6 +83,10 @@ class IdlCache {
   // (bytewise key order within a table), then empties the cache. Counted as
   // flushes.
   [[nodiscard]] Status Drain(const FlushFn& fn);
+  // Does the sorting part of Drain ahead, so that another thread can sort
+  // one cache while this one's lists are written. REQUIRES: nothing is
+  // added until the Drain that follows.
+  void SortForDrain();
 
   uint64_t capacity() const { return capacity_; }
   size_t size() const { return live_; }
@@ -135,6 +139,15 @@ class IdlCache {
   uint64_t capacity_;
   FlushFn flush_;
   BlockArena arena_;
+  // Drain's order: sorted on the keys' first 16 bytes, kept in the record,
+  // so that most comparisons touch no list; only ties read the keys.
+  struct DrainRec {
+    uint64_t p0, p1;
+    uint32_t table;
+    uint32_t idx;
+  };
+  std::vector<DrainRec> drain_order_;
+  bool drain_sorted_ = false;
   std::vector<List> lists_;      // index 0 unused: 0 marks an empty slot
   std::vector<uint32_t> free_;   // indices of unused List records
   std::vector<uint64_t> slots_;  // open addressing: (hash high 32 << 32) | list

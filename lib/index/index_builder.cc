@@ -31,23 +31,87 @@ namespace {
 constexpr uint64_t kMinSortMemory = 1ull << 20;
 constexpr uint32_t kNoTargets = std::numeric_limits<uint32_t>::max();
 
-// The keys of a few hundred consecutive entries, as the scanning thread
-// hands them to the grouping thread.
-struct KeyBatch {
+// Makes the keys of one entry at a time, for every spec or only for those a
+// worker owns, and counts values per spec.
+class KeyMaker {
+ public:
+  KeyMaker(const std::vector<IndexSpec>& specs, const Schema& schema)
+      : specs_(specs),
+        schema_(schema),
+        present_(specs.size(), 0),
+        values_(specs.size(), 0),
+        unnormalizable_(specs.size(), 0) {}
+
+  // One value of entry `id` for spec `s`.
+  void Value(EntryId id, uint32_t s, std::string_view value) {
+    const IndexSpec& spec = specs_[s];
+    ++values_[s];
+    if ((spec.mask & kIndexPresence) && present_[s] != id) {
+      present_[s] = id;
+      touched_.push_back(s);
+    }
+    if (!AddValueKeys(schema_, spec, value, &keys_, &scratch_).ok()) {
+      ++unnormalizable_[s];
+      return;
+    }
+    tables_.resize(keys_.size(), s);
+  }
+
+  // Adds the entry's presence keys; keys() and tables() are then the
+  // entry's, until Clear().
+  void End() {
+    for (uint32_t s : touched_) {
+      keys_.Add(kPresenceKeyTag, {});
+      tables_.push_back(s);
+    }
+    touched_.clear();
+    views_.clear();
+    for (size_t k = 0; k < keys_.size(); ++k) views_.push_back(keys_[k]);
+  }
+  void Clear() {
+    keys_.Clear();
+    tables_.clear();
+  }
+
+  const KeyList& keys() const { return keys_; }
+  std::span<const std::string_view> key_views() const { return views_; }
+  std::span<const uint32_t> tables() const { return tables_; }
+  uint64_t values(size_t s) const { return values_[s]; }
+  uint64_t unnormalizable(size_t s) const { return unnormalizable_[s]; }
+
+ private:
+  const std::vector<IndexSpec>& specs_;
+  const Schema& schema_;
+  std::vector<EntryId> present_;   // per spec: last entry given a presence key
+  std::vector<uint32_t> touched_;  // specs needing a presence key for this entry
+  KeyList keys_;
+  std::vector<uint32_t> tables_;  // spec number of each key
+  std::vector<std::string_view> views_;
+  std::string scratch_;
+  std::vector<uint64_t> values_;
+  std::vector<uint64_t> unnormalizable_;
+};
+
+// The indexed values of a few hundred consecutive entries, as the scanning
+// thread hands them to the workers, with the specs each value goes to.
+struct ValueBatch {
   std::vector<EntryId> ids;
-  std::vector<uint32_t> counts;  // keys per entry
-  std::vector<uint32_t> tables;  // per key
-  KeyList keys;
+  std::vector<uint32_t> value_ends;  // per entry: end of its values
+  KeyList values;                    // raw values
+  std::vector<uint32_t> spec_ends;   // per value: end of its specs
+  std::vector<uint16_t> specs;
+  int remaining = 0;  // workers yet to process it; guarded by the builder's mu_
   void Clear() {
     ids.clear();
-    counts.clear();
-    tables.clear();
-    keys.Clear();
+    value_ends.clear();
+    values.Clear();
+    spec_ends.clear();
+    specs.clear();
   }
 };
 
 constexpr size_t kBatchEntries = 256;
-constexpr size_t kBatchesInFlight = 3;
+constexpr size_t kBatchesInFlight = 4;
 
 class IndexBuilderImpl final : public IndexBuilder {
  public:
@@ -58,6 +122,7 @@ class IndexBuilderImpl final : public IndexBuilder {
         schema_(schema),
         store_(store),
         options_(options),
+        maker_(specs_, schema),
         cache_(method == IndexMethod::kCache ? options.idl_cache_size
                                              : std::numeric_limits<uint64_t>::max(),
                [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
@@ -73,11 +138,10 @@ class IndexBuilderImpl final : public IndexBuilder {
       st.kinds = IndexMaskToString(s.mask & kIndexKindsMask);
       stats_.indexes.push_back(std::move(st));
     }
-    present_.assign(specs_.size(), 0);
-    threaded_ = method == IndexMethod::kSort && options.threads > 1;
+    threaded_ = method == IndexMethod::kSort && options.threads > 1 && specs_.size() > 1;
   }
 
-  ~IndexBuilderImpl() override { StopGrouper(); }
+  ~IndexBuilderImpl() override { StopWorkers(/*abandon=*/true); }
 
   Status Init() {
     for (size_t i = 0; i < specs_.size(); ++i) {
@@ -108,7 +172,7 @@ class IndexBuilderImpl final : public IndexBuilder {
       }
       uint32_t t = desc_targets_[d];
       if (t == kNoTargets) continue;
-      DIRLOAD_RETURN_IF_ERROR(IndexValue(id, t, v.value));
+      IndexValue(id, t, v.value);
     }
     return EndEntry(id);
   }
@@ -117,12 +181,9 @@ class IndexBuilderImpl final : public IndexBuilder {
     DIRLOAD_RETURN_IF_ERROR(StartEntry(id));
     for (const TypedValue& v : values) {
       if (v.type == nullptr) continue;
-      uint32_t tid = v.type->id;
-      if (tid >= type_targets_.size()) type_targets_.resize(tid + 1, kUnresolved);
-      if (type_targets_[tid] == kUnresolved) type_targets_[tid] = TargetsOf(v.type);
-      uint32_t t = type_targets_[tid];
+      uint32_t t = TypeTargets(v.type);
       if (t == kNoTargets) continue;
-      DIRLOAD_RETURN_IF_ERROR(IndexValue(id, t, v.value));
+      IndexValue(id, t, v.value);
     }
     return EndEntry(id);
   }
@@ -131,12 +192,20 @@ class IndexBuilderImpl final : public IndexBuilder {
     DIRLOAD_RETURN_IF_ERROR(status_);
     if (finished_) return Fail(Status::InvalidArgument("index builder finished twice"));
     finished_ = true;
-    DIRLOAD_RETURN_IF_ERROR(Fail(FinishGrouping()));
-    if (method_ == IndexMethod::kCache) {
+    if (threaded_) {
+      DIRLOAD_RETURN_IF_ERROR(Fail(FinishWorkers()));
+      for (const auto& w : workers_) {
+        if (w->runs.empty()) {
+          DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(w->cache.get())));
+        } else {
+          DIRLOAD_RETURN_IF_ERROR(Fail(MergeToAppenders(w->runs)));
+        }
+      }
+    } else if (method_ == IndexMethod::kCache) {
       if (cache_.capacity() > 0 && cache_.stats().evictions == 0) {
         // Nothing reached the tables yet: every list is whole and the keys
         // come sorted, so the tables can be written by appending.
-        DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders()));
+        DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(&cache_)));
       } else {
         DIRLOAD_RETURN_IF_ERROR(
             Fail(cache_.Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
@@ -144,10 +213,11 @@ class IndexBuilderImpl final : public IndexBuilder {
             })));
       }
     } else if (runs_.empty()) {
-      DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders()));
+      DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(&cache_)));
     } else {
-      DIRLOAD_RETURN_IF_ERROR(Fail(SpillRun()));
-      DIRLOAD_RETURN_IF_ERROR(Fail(MergeToAppenders()));
+      DIRLOAD_RETURN_IF_ERROR(
+          Fail(SpillRun(&cache_, &runs_, "run-", &stats_.runs_spilled, &stats_.spill_bytes)));
+      DIRLOAD_RETURN_IF_ERROR(Fail(MergeToAppenders(runs_)));
     }
     DIRLOAD_RETURN_IF_ERROR(Fail(store_->Commit()));
     ++stats_.commits;
@@ -160,7 +230,20 @@ class IndexBuilderImpl final : public IndexBuilder {
     s.cache = cache_.stats();
     if (method_ == IndexMethod::kSort) s.cache = IdlCacheStats();
     s.pairs = 0;
-    for (const IndexBuildStats& i : s.indexes) s.pairs += i.ids;
+    for (size_t i = 0; i < s.indexes.size(); ++i) {
+      IndexBuildStats& is = s.indexes[i];
+      is.values = maker_.values(i);
+      is.unnormalizable = maker_.unnormalizable(i);
+      for (const auto& w : workers_) {
+        is.values += w->maker.values(i);
+        is.unnormalizable += w->maker.unnormalizable(i);
+      }
+      s.pairs += is.ids;
+    }
+    for (const auto& w : workers_) {
+      s.runs_spilled += w->runs_spilled;
+      s.spill_bytes += w->spill_bytes;
+    }
     return s;
   }
 
@@ -181,131 +264,222 @@ class IndexBuilderImpl final : public IndexBuilder {
     }
     last_id_ = id;
     ++stats_.entries;
-    // Runs are cut only between entries, so one key's IDs never straddle
-    // two runs out of order.
-    if (!threaded_ && method_ == IndexMethod::kSort && cache_.memory() >= options_.sort_memory) {
-      DIRLOAD_RETURN_IF_ERROR(Fail(SpillRun()));
+    if (threaded_) {
+      if (filling_ == nullptr) DIRLOAD_RETURN_IF_ERROR(Fail(TakeFreeBatch()));
+      filling_->ids.push_back(id);
+    } else if (method_ == IndexMethod::kSort && cache_.memory() >= options_.sort_memory) {
+      // Runs are cut only between entries, so one key's IDs never straddle
+      // two runs out of order.
+      DIRLOAD_RETURN_IF_ERROR(
+          Fail(SpillRun(&cache_, &runs_, "run-", &stats_.runs_spilled, &stats_.spill_bytes)));
     }
     return Status::Ok();
+  }
+
+  // One value, for every spec in its target list: its keys are made here,
+  // or (threaded) copied into the batch for the workers that own the specs.
+  void IndexValue(EntryId id, uint32_t targets, std::string_view value) {
+    if (threaded_) {
+      filling_->values.AddMade(value);
+      for (uint32_t i = targets; target_lists_[i] != kNoTargets; ++i) {
+        filling_->specs.push_back(static_cast<uint16_t>(target_lists_[i]));
+      }
+      filling_->spec_ends.push_back(static_cast<uint32_t>(filling_->specs.size()));
+      return;
+    }
+    for (uint32_t i = targets; target_lists_[i] != kNoTargets; ++i) {
+      maker_.Value(id, target_lists_[i], value);
+    }
   }
 
   // The entry's keys go to the cache in one batch (see IdlCache::AddBatch).
   Status EndEntry(EntryId id) {
-    for (uint32_t s : touched_) {
-      entry_keys_.Add(kPresenceKeyTag, {});
-      entry_tables_.push_back(s);
-    }
-    touched_.clear();
-    Status st;
     if (threaded_) {
-      st = Hand(id);
-    } else {
-      key_views_.clear();
-      for (size_t k = 0; k < entry_keys_.size(); ++k) key_views_.push_back(entry_keys_[k]);
-      st = cache_.AddBatch(id, entry_tables_, key_views_);
+      filling_->value_ends.push_back(static_cast<uint32_t>(filling_->values.size()));
+      if (filling_->ids.size() >= kBatchEntries) return Fail(Submit());
+      return Status::Ok();
     }
-    entry_keys_.Clear();
-    entry_tables_.clear();
+    maker_.End();
+    Status st = cache_.AddBatch(id, maker_.tables(), maker_.key_views());
+    maker_.Clear();
     return Fail(st);
   }
 
-  // --- The grouping thread (kSort with options.threads > 1) ---------------
-  // The scanning thread makes the keys; the grouping thread adds them to
-  // the in-memory lists (cache_) and spills the runs, so that both cores
-  // work. cache_, runs_, temp_dir_ and the spill stats belong to the
-  // grouping thread until FinishGrouping() has joined it.
+  // --- Workers (kSort with options.threads > 1) ---------------------------
+  // The specs are shared out between `threads` workers by the weight of
+  // their keys in the first batch. The scanning thread copies each entry's
+  // indexed values into a batch; every worker makes the keys of its own
+  // specs from every batch, groups them in a cache of its own and spills
+  // its own runs (at sort_memory / workers). A table's lists thus come
+  // from one worker, which saw every entry in ID order: its runs merge as
+  // a single-threaded build's do, and the output is the same, byte for
+  // byte. Each worker sorts what it holds at the end, in parallel; the
+  // scanning thread then writes the workers' tables one worker after the
+  // other (the store has one writer).
 
-  // Copies the entry's keys into the batch being filled, and hands the batch
-  // over when it is full.
-  Status Hand(EntryId id) {
-    if (filling_ == nullptr) DIRLOAD_RETURN_IF_ERROR(TakeFreeBatch());
-    filling_->ids.push_back(id);
-    filling_->counts.push_back(static_cast<uint32_t>(entry_keys_.size()));
-    filling_->tables.insert(filling_->tables.end(), entry_tables_.begin(), entry_tables_.end());
-    for (size_t k = 0; k < entry_keys_.size(); ++k) filling_->keys.AddMade(entry_keys_[k]);
-    if (filling_->ids.size() >= kBatchEntries) return Submit();
-    return Status::Ok();
-  }
+  struct Worker {
+    Worker(const std::vector<IndexSpec>& specs, const Schema& schema)
+        : maker(specs, schema),
+          cache(std::make_unique<IdlCache>(
+              std::numeric_limits<uint64_t>::max(),
+              [](uint32_t, std::string_view, std::span<const EntryId>) { return Status::Ok(); })) {}
+    std::vector<uint8_t> owned;  // per spec
+    KeyMaker maker;
+    std::unique_ptr<IdlCache> cache;
+    std::vector<std::string> runs;
+    uint64_t runs_spilled = 0;
+    uint64_t spill_bytes = 0;
+    std::deque<ValueBatch*> queue;  // guarded by mu_
+    std::thread thread;
+  };
 
   Status TakeFreeBatch() {
-    if (!grouper_.joinable()) {
-      for (size_t i = 0; i < kBatchesInFlight; ++i) free_.push_back(std::make_unique<KeyBatch>());
-      grouper_ = std::thread([this] { GroupLoop(); });
+    if (batches_.empty()) {
+      for (size_t i = 0; i < kBatchesInFlight; ++i) {
+        batches_.push_back(std::make_unique<ValueBatch>());
+        free_.push_back(batches_.back().get());
+      }
     }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return !free_.empty() || !group_status_.ok(); });
     if (!group_status_.ok()) return group_status_;
-    filling_ = std::move(free_.back());
+    filling_ = free_.back();
     free_.pop_back();
     filling_->Clear();
     return Status::Ok();
   }
 
   Status Submit() {
+    if (workers_.empty()) StartWorkers(*filling_);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!group_status_.ok()) return group_status_;
-      full_.push_back(std::move(filling_));
+      filling_->remaining = static_cast<int>(workers_.size());
+      for (const auto& w : workers_) w->queue.push_back(filling_);
     }
+    filling_ = nullptr;
     cv_.notify_all();
     return Status::Ok();
   }
 
-  void GroupLoop() {
-    std::vector<std::string_view> views;
+  // Shares the specs out by the keys they make from `sample` (longest
+  // processing time first), and starts the workers.
+  void StartWorkers(const ValueBatch& sample) {
+    KeyMaker probe(specs_, schema_);
+    std::vector<uint64_t> weight(specs_.size(), 1);
+    size_t value = 0;
+    for (size_t e = 0; e < sample.ids.size(); ++e) {
+      for (; value < sample.value_ends[e]; ++value) {
+        const uint32_t begin = value == 0 ? 0 : sample.spec_ends[value - 1];
+        for (uint32_t i = begin; i < sample.spec_ends[value]; ++i) {
+          probe.Value(sample.ids[e], sample.specs[i], sample.values[value]);
+        }
+      }
+      probe.End();
+      for (uint32_t s : probe.tables()) ++weight[s];
+      probe.Clear();
+    }
+    const size_t n = std::min<size_t>(options_.threads, specs_.size());
+    std::vector<uint32_t> order(specs_.size());
+    for (uint32_t s = 0; s < order.size(); ++s) order[s] = s;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
+    std::vector<uint64_t> load(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      workers_.push_back(std::make_unique<Worker>(specs_, schema_));
+      workers_.back()->owned.assign(specs_.size(), 0);
+    }
+    for (uint32_t s : order) {
+      size_t w = std::min_element(load.begin(), load.end()) - load.begin();
+      workers_[w]->owned[s] = 1;
+      load[w] += weight[s];
+    }
+    for (size_t i = 0; i < n; ++i) {
+      Worker* w = workers_[i].get();
+      w->thread = std::thread([this, w, i] { WorkerLoop(w, i); });
+    }
+  }
+
+  void WorkerLoop(Worker* w, size_t index) {
+    const uint64_t budget = options_.sort_memory / workers_.size();
+    const std::string prefix = "run-" + std::to_string(index) + "-";
     for (;;) {
-      std::unique_ptr<KeyBatch> b;
+      ValueBatch* b = nullptr;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return !full_.empty() || no_more_; });
-        if (full_.empty()) return;
-        b = std::move(full_.front());
-        full_.pop_front();
+        cv_.wait(lock, [&] { return !w->queue.empty() || no_more_; });
+        if (w->queue.empty() || abandon_) break;
+        b = w->queue.front();
+        w->queue.pop_front();
       }
-      Status st = GroupBatch(*b, &views);
+      Status st = Process(w, *b, budget, prefix);
       {
         std::lock_guard<std::mutex> lock(mu_);
-        free_.push_back(std::move(b));
-        if (!st.ok()) group_status_ = st;
+        if (--b->remaining == 0) free_.push_back(b);
+        if (!st.ok() && group_status_.ok()) group_status_ = st;
       }
       cv_.notify_all();
       if (!st.ok()) return;
     }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (abandon_ || !group_status_.ok()) return;
+    }
+    // The end of the input: the sorting part of the write, on this thread.
+    Status st;
+    if (w->runs.empty()) {
+      w->cache->SortForDrain();
+    } else {
+      st = SpillRun(w->cache.get(), &w->runs, prefix, &w->runs_spilled, &w->spill_bytes);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!st.ok() && group_status_.ok()) group_status_ = st;
   }
 
-  Status GroupBatch(const KeyBatch& b, std::vector<std::string_view>* views) {
-    size_t key = 0;
+  Status Process(Worker* w, const ValueBatch& b, uint64_t budget, const std::string& prefix) {
+    size_t value = 0;
     for (size_t e = 0; e < b.ids.size(); ++e) {
       // Runs are cut only between entries, so one key's IDs never straddle
       // two runs out of order.
-      if (cache_.memory() >= options_.sort_memory) DIRLOAD_RETURN_IF_ERROR(SpillRun());
-      views->clear();
-      for (uint32_t k = 0; k < b.counts[e]; ++k, ++key) views->push_back(b.keys[key]);
-      std::span<const uint32_t> tables(b.tables.data() + (key - b.counts[e]), b.counts[e]);
-      DIRLOAD_RETURN_IF_ERROR(cache_.AddBatch(b.ids[e], tables, *views));
+      if (w->cache->memory() >= budget) {
+        DIRLOAD_RETURN_IF_ERROR(
+            SpillRun(w->cache.get(), &w->runs, prefix, &w->runs_spilled, &w->spill_bytes));
+      }
+      const EntryId id = b.ids[e];
+      for (; value < b.value_ends[e]; ++value) {
+        const uint32_t begin = value == 0 ? 0 : b.spec_ends[value - 1];
+        for (uint32_t i = begin; i < b.spec_ends[value]; ++i) {
+          if (w->owned[b.specs[i]]) w->maker.Value(id, b.specs[i], b.values[value]);
+        }
+      }
+      w->maker.End();
+      Status st = w->cache->AddBatch(id, w->maker.tables(), w->maker.key_views());
+      w->maker.Clear();
+      DIRLOAD_RETURN_IF_ERROR(st);
     }
     return Status::Ok();
   }
 
-  // Hands over the last batch, waits for the grouping thread to finish
-  // them all and joins it. Its error, if any, is the build's.
-  Status FinishGrouping() {
-    if (!threaded_) return Status::Ok();
+  // Hands over the last batch, lets the workers finish and joins them.
+  // Their first error, if any, is the build's.
+  Status FinishWorkers() {
     Status st;
     if (filling_ != nullptr && !filling_->ids.empty()) st = Submit();
-    StopGrouper();
+    StopWorkers(/*abandon=*/false);
     std::lock_guard<std::mutex> lock(mu_);
     return st.ok() ? group_status_ : st;
   }
 
-  void StopGrouper() {
-    if (!grouper_.joinable()) return;
+  void StopWorkers(bool abandon) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       no_more_ = true;
+      abandon_ = abandon_ || abandon;
     }
     cv_.notify_all();
-    grouper_.join();
+    for (const auto& w : workers_) {
+      if (w->thread.joinable()) w->thread.join();
+    }
   }
 
   // Target lists are stored flat: target_lists_[t] is the start of a run of
@@ -321,37 +495,18 @@ class IndexBuilderImpl final : public IndexBuilder {
     return start;
   }
 
+  uint32_t TypeTargets(const AttributeType* type) {
+    uint32_t tid = type->id;
+    if (tid >= type_targets_.size()) type_targets_.resize(tid + 1, kUnresolved);
+    if (type_targets_[tid] == kUnresolved) type_targets_[tid] = TargetsOf(type);
+    return type_targets_[tid];
+  }
+
   void ResolveDescriptions(const AttributeDictionary& dict) {
     for (size_t d = desc_targets_.size(); d < dict.size(); ++d) {
       Result<AttributeDescription> ad = schema_.ParseAttributeDescription(dict.Name(d));
-      if (!ad.ok() || ad->type == nullptr) {
-        desc_targets_.push_back(kNoTargets);
-        continue;
-      }
-      uint32_t tid = ad->type->id;
-      if (tid >= type_targets_.size()) type_targets_.resize(tid + 1, kUnresolved);
-      if (type_targets_[tid] == kUnresolved) type_targets_[tid] = TargetsOf(ad->type);
-      desc_targets_.push_back(type_targets_[tid]);
+      desc_targets_.push_back(!ad.ok() || ad->type == nullptr ? kNoTargets : TypeTargets(ad->type));
     }
-  }
-
-  Status IndexValue(EntryId id, uint32_t targets, std::string_view value) {
-    for (uint32_t i = targets; target_lists_[i] != kNoTargets; ++i) {
-      uint32_t s = target_lists_[i];
-      const IndexSpec& spec = specs_[s];
-      IndexBuildStats& st = stats_.indexes[s];
-      ++st.values;
-      if ((spec.mask & kIndexPresence) && present_[s] != id) {
-        present_[s] = id;
-        touched_.push_back(s);
-      }
-      if (!AddValueKeys(schema_, spec, value, &entry_keys_, &scratch_).ok()) {
-        ++st.unnormalizable;
-        continue;
-      }
-      entry_tables_.resize(entry_keys_.size(), s);
-    }
-    return Status::Ok();
   }
 
   Status MaybeCommit() {
@@ -406,38 +561,46 @@ class IndexBuilderImpl final : public IndexBuilder {
     return Status::Ok();
   }
 
-  Status DrainToAppenders() {
+  Status DrainToAppenders(IdlCache* cache) {
     DIRLOAD_RETURN_IF_ERROR(
-        cache_.Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+        cache->Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
           return WriteWhole(t, k, ids);
         }));
     return CloseAppender();
   }
 
-  Status SpillRun() {
-    if (cache_.size() == 0) return Status::Ok();
-    if (temp_dir_ == nullptr) {
-      DIRLOAD_ASSIGN_OR_RETURN(temp_dir_, ScopedTempDir::Create(options_.tmpdir));
+  // Writes what `cache` holds as the next run of `runs`. Called by one
+  // thread per cache; the spill directory is made once, under mu_.
+  Status SpillRun(IdlCache* cache, std::vector<std::string>* runs, const std::string& prefix,
+                  uint64_t* spilled, uint64_t* bytes) {
+    if (cache->size() == 0) return Status::Ok();
+    std::string dir;
+    {
+      std::lock_guard<std::mutex> lock(temp_mu_);
+      if (temp_dir_ == nullptr) {
+        DIRLOAD_ASSIGN_OR_RETURN(temp_dir_, ScopedTempDir::Create(options_.tmpdir));
+      }
+      dir = temp_dir_->path();
     }
-    std::string path = temp_dir_->path() + "/run-" + std::to_string(runs_.size() + 1);
+    std::string path = dir + "/" + prefix + std::to_string(runs->size() + 1);
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<RunWriter> w, RunWriter::Create(path));
+    runs->push_back(path);
     DIRLOAD_RETURN_IF_ERROR(
-        cache_.Drain([&w](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+        cache->Drain([&w](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
           return w->Add(t, k, ids);
         }));
     DIRLOAD_RETURN_IF_ERROR(w->Finish());
-    runs_.push_back(path);
-    ++stats_.runs_spilled;
-    stats_.spill_bytes += w->bytes();
+    ++*spilled;
+    *bytes += w->bytes();
     return Status::Ok();
   }
 
-  Status MergeToAppenders() {
+  Status MergeToAppenders(const std::vector<std::string>& runs) {
     // Split the sort memory between the runs' read buffers.
     size_t buffer = static_cast<size_t>(
-        std::clamp<uint64_t>(options_.sort_memory / (2 * runs_.size()), 64 << 10, 4 << 20));
+        std::clamp<uint64_t>(options_.sort_memory / (2 * runs.size()), 64 << 10, 4 << 20));
     DIRLOAD_RETURN_IF_ERROR(MergeRuns(
-        runs_, buffer, [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+        runs, buffer, [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
           return WriteWhole(t, k, ids);
         }));
     return CloseAppender();
@@ -449,32 +612,29 @@ class IndexBuilderImpl final : public IndexBuilder {
   Store* store_;
   BuilderOptions options_;
   std::vector<std::string> tables_;
-  IdlCache cache_;
+  KeyMaker maker_;  // unthreaded builds
+  IdlCache cache_;  // unthreaded builds
 
   std::vector<uint32_t> desc_targets_;  // dictionary id -> start in target_lists_
   std::vector<uint32_t> type_targets_;  // AttributeType::id -> start in target_lists_
   std::vector<uint32_t> target_lists_;
-  std::vector<EntryId> present_;        // per spec: last entry given a presence key
-  std::vector<uint32_t> touched_;       // specs needing a presence key for this entry
-  KeyList entry_keys_;                  // keys of the entry being added
-  std::vector<uint32_t> entry_tables_;  // spec number of each of them
-  std::vector<std::string_view> key_views_;
-  std::string scratch_;
 
   std::unique_ptr<IdlAppender> appender_;
   uint32_t appender_table_ = 0;
-  std::unique_ptr<ScopedTempDir> temp_dir_;
-  std::vector<std::string> runs_;
+  std::mutex temp_mu_;
+  std::unique_ptr<ScopedTempDir> temp_dir_;  // guarded by temp_mu_ while workers run
+  std::vector<std::string> runs_;            // unthreaded builds
 
   bool threaded_ = false;
-  std::thread grouper_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::unique_ptr<ValueBatch>> batches_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::unique_ptr<KeyBatch> filling_;            // the scanning thread's
-  std::vector<std::unique_ptr<KeyBatch>> free_;  // guarded by mu_
-  std::deque<std::unique_ptr<KeyBatch>> full_;   // guarded by mu_, in ID order
-  bool no_more_ = false;                         // guarded by mu_
-  Status group_status_;                          // guarded by mu_
+  ValueBatch* filling_ = nullptr;  // the scanning thread's
+  std::vector<ValueBatch*> free_;  // guarded by mu_
+  bool no_more_ = false;           // guarded by mu_
+  bool abandon_ = false;           // guarded by mu_
+  Status group_status_;            // guarded by mu_
 
   EntryId last_id_ = 0;
   uint64_t bytes_at_commit_ = 0;

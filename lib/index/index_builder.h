@@ -27,8 +27,8 @@
 // error the builder is unusable (errors are sticky) and the tables are
 // partial: the caller must leave them marked stale.
 //
-// Thread safety: one calling thread (kSort may start one more of its own,
-// which never touches the store). The Schema, the specs' types and the
+// Thread safety: one calling thread (kSort may start options.threads of its
+// own, which never touch the store). The Schema, the specs' types and the
 // Store must outlive the builder; nothing else may write the store while it
 // runs.
 #pragma once
@@ -66,9 +66,11 @@ struct BuilderOptions {
   uint64_t commit_bytes = 64ull << 20;
   // Drop the specs' tables at Create().
   bool drop_existing = true;
-  // kSort: with 2 or more, the keys the calling thread makes are grouped
-  // (and spilled) on a thread of the builder's own, so that making keys and
-  // grouping them overlap; 1 does everything on the calling thread.
+  // kSort: with 2 or more, that many threads of the builder's own share
+  // the indexes out (by the weight of their keys in the first entries); each
+  // makes, groups, spills and at the end sorts the keys of its indexes, from
+  // values the calling thread only copies. 1 does everything on the calling
+  // thread.
   unsigned threads = 2;
 };
 
@@ -123,8 +125,8 @@ class IndexBuilder {
   // Writes what is still in memory and commits. Must be called once, last.
   [[nodiscard]] virtual Status Finish() = 0;
 
-  // REQUIRES: Finish() was called, or options.threads is 1 (the grouping
-  // thread updates the spill figures as it goes).
+  // REQUIRES: Finish() was called, or options.threads is 1 (the workers
+  // update the counts and spill figures as they go).
   virtual BuilderStats stats() const = 0;
 
  protected:

@@ -334,6 +334,9 @@ Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Sc
   }
   StoreOptions so;
   so.create = true;
+  // The scratch store lives for one run and is small (the loader's dn2id):
+  // through the map, its dirtied pages stay out of the heap (lmdb_store.h).
+  so.lmdb_write_map = true;
   DIRLOAD_ASSIGN_OR_RETURN(load->scratch_, Store::Open(Backend::kLmdb, load->scratch_dir_, so));
   if (load->appending_) {
     // Read the copy before the writer opens it: LMDB must not have one file

@@ -25,17 +25,22 @@
 // journal to replay after MAP_FULL, the extra copy would cost about 20% of
 // the store's load time.
 //
-// A store that creates its environment (and is not durable) writes through a
-// writable map (MDB_WRITEMAP, StoreOptions::lmdb_write_map): a dirtied page
-// is the file's page in the kernel's page cache, where LMDB otherwise keeps
-// a malloc'ed copy of each for the transaction and writes it at commit.
-// Those copies were the part of a load's anonymous memory that grew with
-// the input (random dn2id inserts dirty a new leaf page per entry); measured
-// on 1,000,000 entries with --sort-memory 64M, the native load's peak
-// RssAnon went from 279 to 188 MB and slapd's format's from 212 to 155 MB,
-// a few percent faster. The file is then as large as the map while open,
-// so such a map starts at kDefaultLmdbWriteMapSize and grows; closing
-// truncates the file to the pages in use.
+// With StoreOptions::lmdb_write_map, a store that creates its environment
+// (and is not durable) writes through a writable map (MDB_WRITEMAP): a
+// dirtied page is the file's page in the kernel's page cache, where LMDB
+// otherwise keeps a malloc'ed copy of each for the transaction and writes it
+// at commit. Those copies are the part of a load's anonymous memory that
+// grows with the input (random dn2id inserts dirty a new leaf page per
+// entry). Measured on 1,000,000 entries with --sort-memory 64M, side by
+// side: the native load's peak RssAnon went from 279 to 188 MB and slapd's
+// format's (whose scratch store it is) from 212 to 155 MB. The file is as
+// large as the map while open, so such a map starts at
+// kDefaultLmdbWriteMapSize and grows; closing truncates the file to the
+// pages in use. It is not the default: a 10,000,000-entry native load
+// through the map (database and LDIF together larger than the machine's
+// memory) spent most of its time waiting on writeback, pages cleaned and
+// dirtied again at every commit, and was stopped after 23 minutes in phase
+// 1. Only the slapd format's scratch store, small and short-lived, uses it.
 //
 // A read-only store reads one snapshot until Commit() releases it. When the
 // lock file cannot be opened (a read-only copy), it opens without locking

@@ -97,7 +97,7 @@ struct StoreOptions {
   // written out at commit (see lmdb_store.h). Not for a file that existed:
   // a damaged page written in place faults in memcpy, outside the engine's
   // code, where the damage handler (damage_signal.h) cannot name the file.
-  bool lmdb_write_map = true;
+  bool lmdb_write_map = false;
 
   // --- Berkeley DB ---
   uint64_t bdb_cache_size = 256ull << 20;  // DB_ENV->set_cachesize

@@ -631,6 +631,7 @@ TEST_CASE("LMDB settings read back") {
   StoreOptions options = CreateOptions();
   options.lmdb_map_size = 256ull << 20;
   options.lmdb_no_readahead = true;
+  options.lmdb_write_map = true;
   auto store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
   REQUIRE(store->Put(kMetaTable, "k", "v").ok());
   Result<EngineSettings> s = store->Settings();
@@ -658,11 +659,13 @@ TEST_CASE("LMDB settings read back") {
   CHECK_FALSE(cache->available);
 }
 
-// A created environment writes through its map: the file is the map's size
-// while open, grows with the map, and is cut to the pages in use on close.
+// A created environment asked to write through its map does: the file is the
+// map's size while open, grows with the map, and is cut to the pages in use
+// on close.
 TEST_CASE("LMDB: a created store writes through its map and closes to its pages") {
   TempDir tmp;
   StoreOptions options = CreateOptions();
+  options.lmdb_write_map = true;
   options.lmdb_map_size = 1ull << 20;  // so that the writes below grow it
   const std::string file = tmp.db() + "/data.mdb";
   const std::string value(3000, 'v');
