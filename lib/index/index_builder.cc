@@ -73,7 +73,6 @@ class KeyMaker {
     tables_.clear();
   }
 
-  const KeyList& keys() const { return keys_; }
   std::span<const std::string_view> key_views() const { return views_; }
   std::span<const uint32_t> tables() const { return tables_; }
   uint64_t values(size_t s) const { return values_[s]; }
@@ -101,6 +100,17 @@ struct ValueBatch {
   std::vector<uint32_t> spec_ends;   // per value: end of its specs
   std::vector<uint16_t> specs;
   int remaining = 0;  // workers yet to process it; guarded by the builder's mu_
+
+  // Calls fn(spec, value) for each value of entry `e` and each spec it goes
+  // to. `*value` is the number of values of the entries before it; it is
+  // moved past this entry's.
+  template <typename Fn>
+  void ForEachValue(size_t e, size_t* value, Fn fn) const {
+    for (; *value < value_ends[e]; ++*value) {
+      const uint32_t begin = *value == 0 ? 0 : spec_ends[*value - 1];
+      for (uint32_t i = begin; i < spec_ends[*value]; ++i) fn(specs[i], values[*value]);
+    }
+  }
   void Clear() {
     ids.clear();
     value_ends.clear();
@@ -369,12 +379,8 @@ class IndexBuilderImpl final : public IndexBuilder {
     std::vector<uint64_t> weight(specs_.size(), 1);
     size_t value = 0;
     for (size_t e = 0; e < sample.ids.size(); ++e) {
-      for (; value < sample.value_ends[e]; ++value) {
-        const uint32_t begin = value == 0 ? 0 : sample.spec_ends[value - 1];
-        for (uint32_t i = begin; i < sample.spec_ends[value]; ++i) {
-          probe.Value(sample.ids[e], sample.specs[i], sample.values[value]);
-        }
-      }
+      sample.ForEachValue(
+          e, &value, [&](uint32_t s, std::string_view v) { probe.Value(sample.ids[e], s, v); });
       probe.End();
       for (uint32_t s : probe.tables()) ++weight[s];
       probe.Clear();
@@ -446,12 +452,9 @@ class IndexBuilderImpl final : public IndexBuilder {
             SpillRun(w->cache.get(), &w->runs, prefix, &w->runs_spilled, &w->spill_bytes));
       }
       const EntryId id = b.ids[e];
-      for (; value < b.value_ends[e]; ++value) {
-        const uint32_t begin = value == 0 ? 0 : b.spec_ends[value - 1];
-        for (uint32_t i = begin; i < b.spec_ends[value]; ++i) {
-          if (w->owned[b.specs[i]]) w->maker.Value(id, b.specs[i], b.values[value]);
-        }
-      }
+      b.ForEachValue(e, &value, [&](uint32_t s, std::string_view v) {
+        if (w->owned[s]) w->maker.Value(id, s, v);
+      });
       w->maker.End();
       Status st = w->cache->AddBatch(id, w->maker.tables(), w->maker.key_views());
       w->maker.Clear();

@@ -171,11 +171,8 @@ struct WriteCost {
 
 class LmdbStore final : public Store {
  public:
-  LmdbStore(std::string path, EnvHandle env, bool read_only, bool write_map)
-      : path_(std::move(path)),
-        env_(std::move(env)),
-        read_only_(read_only),
-        write_map_(write_map) {}
+  LmdbStore(std::string path, EnvHandle env, bool read_only)
+      : path_(std::move(path)), env_(std::move(env)), read_only_(read_only) {}
   ~LmdbStore() override;
 
   Status Init();
@@ -232,7 +229,6 @@ class LmdbStore final : public Store {
   std::string path_;
   EnvHandle env_;
   bool read_only_;
-  bool write_map_;
   uint32_t page_size_ = 0;
   uint64_t map_size_ = 0;
   Txn txn_;
@@ -299,8 +295,10 @@ LmdbStore::~LmdbStore() {
   for (auto& [name, table] : tables_) table->append_cursor.Close();
   txn_.Abort();
   uint64_t in_use = 0;
+  unsigned flags = 0;
   MDB_envinfo info;
-  if (write_map_ && mdb_env_info(env_.get(), &info) == MDB_SUCCESS) {
+  if (mdb_env_get_flags(env_.get(), &flags) == MDB_SUCCESS && (flags & MDB_WRITEMAP) != 0 &&
+      mdb_env_info(env_.get(), &info) == MDB_SUCCESS) {
     in_use = (info.me_last_pgno + 1) * page_size_;
   }
   env_.reset();
@@ -779,7 +777,7 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
   }
   if (rc != MDB_SUCCESS) return LmdbError(rc, "mdb_env_open", "", dir);
   RegisterMappedDatabaseFile(data_file);
-  auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only, write_map);
+  auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only);
   DIRLOAD_RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));
 }
