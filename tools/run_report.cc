@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/util/malloc_huge_pages.h"
+
 namespace dirload::tools {
 namespace {
 
@@ -91,6 +93,7 @@ void AddTableTotals(Store* store, RunStats* stats) {
 
 void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats) {
   auto set = [&](const std::string& k, const std::string& v) { stats->settings.push_back({k, v}); };
+  set("malloc_huge_pages", MallocHugePagesRequested() ? "true" : "false");
   Result<EngineSettings> e = store->Settings();
   if (e.ok()) {
     set("transactional", e->transactional ? "true" : "false");

@@ -7,9 +7,23 @@
 #include <string>
 
 namespace dirload {
+namespace {
+constexpr const char* kTunable = "glibc.malloc.hugetlb";
+}  // namespace
+
+bool MallocHugePagesRequested() {
+  const char* t = std::getenv("GLIBC_TUNABLES");
+  if (t == nullptr) return false;
+  const std::string setting = std::string(kTunable) + "=1";
+  for (const char* p = std::strstr(t, setting.c_str()); p != nullptr;
+       p = std::strstr(p + 1, setting.c_str())) {
+    const char end = p[setting.size()];
+    if ((p == t || p[-1] == ':') && (end == '\0' || end == ':')) return true;
+  }
+  return false;
+}
 
 void StartWithMallocHugePages(char** argv) {
-  constexpr const char* kTunable = "glibc.malloc.hugetlb";
   const char* off = std::getenv("DIRLOAD_MALLOC_HUGEPAGES");
   if (off != nullptr && std::strcmp(off, "0") == 0) return;
   const char* old = std::getenv("GLIBC_TUNABLES");

@@ -23,4 +23,7 @@ namespace dirload {
 // new start failed (the process then goes on with ordinary pages).
 void StartWithMallocHugePages(char** argv);
 
+// Whether this process started with glibc.malloc.hugetlb=1 (for --stats).
+bool MallocHugePagesRequested();
+
 }  // namespace dirload

@@ -6,6 +6,7 @@
 // counters; on LMDB each option says it has no effect.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -254,6 +255,35 @@ TEST_CASE("lmdb: the Berkeley DB options say they have no effect; --durable sync
   CHECK(!s.Setting("map_size").empty());
   // No buffer pool, so no pool figures.
   CHECK(s.Counter("load", "cache.misses") == -1);
+}
+
+TEST_CASE("the heap is asked for huge pages, unless DIRLOAD_MALLOC_HUGEPAGES=0 says not to") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  std::string input = t.File("in.ldif");
+  Generate(input, 20);
+  // dirload starts itself again with the tunable, whatever this test's environment holds.
+  REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
+  REQUIRE(unsetenv("DIRLOAD_MALLOC_HUGEPAGES") == 0);
+  std::string on = t.File("on.json");
+  RunResult r = Add(input, t.File("db-on"), "lmdb", {"--stats", on});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  CHECK(Stats(on).Setting("malloc_huge_pages") == "true");
+
+  REQUIRE(setenv("DIRLOAD_MALLOC_HUGEPAGES", "0", 1) == 0);
+  std::string off = t.File("off.json");
+  r = Add(input, t.File("db-off"), "lmdb", {"--stats", off});
+  REQUIRE(unsetenv("DIRLOAD_MALLOC_HUGEPAGES") == 0);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  CHECK(Stats(off).Setting("malloc_huge_pages") == "false");
+
+  // A user's own setting of the tunable is kept, not overridden.
+  REQUIRE(setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1) == 0);
+  std::string user = t.File("user.json");
+  r = Add(input, t.File("db-user"), "lmdb", {"--stats", user});
+  REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  CHECK(Stats(user).Setting("malloc_huge_pages") == "false");
 }
 
 }  // namespace
