@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -32,8 +33,15 @@ void StartWithMallocHugePages(char** argv) {
   if (old != nullptr && *old != '\0') tunables = std::string(old) + ":" + tunables;
   if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
   // The same program, arguments and process ID; only the environment gains
-  // the tunable. If the new start fails this one goes on, as it was.
-  execv("/proc/self/exe", argv);
+  // the tunable. If the new start fails this one goes on, as it was. The
+  // program's own path, not /proc/self/exe, so that ps, top and perf still
+  // call the process dirload.
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    execv(self, argv);
+  }
   if (old != nullptr) {
     setenv("GLIBC_TUNABLES", old, 1);
   } else {
