@@ -132,12 +132,14 @@ class IndexBuilderImpl final : public IndexBuilder {
         schema_(schema),
         store_(store),
         options_(options),
-        maker_(specs_, schema),
-        cache_(method == IndexMethod::kCache ? options.idl_cache_size
-                                             : std::numeric_limits<uint64_t>::max(),
-               [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-                 return FlushEvicted(t, k, ids);
-               }) {
+        main_(
+            specs_, schema,
+            method == IndexMethod::kCache ? options.idl_cache_size
+                                          : std::numeric_limits<uint64_t>::max(),
+            [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+              return FlushEvicted(t, k, ids);
+            },
+            "run-") {
     options_.sort_memory = std::max(options_.sort_memory, kMinSortMemory);
     stats_.method = method;
     for (const IndexSpec& s : specs_) {
@@ -204,30 +206,21 @@ class IndexBuilderImpl final : public IndexBuilder {
     finished_ = true;
     if (threaded_) {
       DIRLOAD_RETURN_IF_ERROR(Fail(FinishWorkers()));
-      for (const auto& w : workers_) {
-        if (w->runs.empty()) {
-          DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(w->cache.get())));
-        } else {
-          DIRLOAD_RETURN_IF_ERROR(Fail(MergeToAppenders(w->runs)));
-        }
-      }
+      for (const auto& w : workers_) DIRLOAD_RETURN_IF_ERROR(Fail(WriteOut(&w->grouping)));
     } else if (method_ == IndexMethod::kCache) {
-      if (cache_.capacity() > 0 && cache_.stats().evictions == 0) {
+      if (main_.cache.capacity() > 0 && main_.cache.stats().evictions == 0) {
         // Nothing reached the tables yet: every list is whole and the keys
         // come sorted, so the tables can be written by appending.
-        DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(&cache_)));
+        DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(&main_.cache)));
       } else {
-        DIRLOAD_RETURN_IF_ERROR(
-            Fail(cache_.Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+        DIRLOAD_RETURN_IF_ERROR(Fail(
+            main_.cache.Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
               return FlushEvicted(t, k, ids);
             })));
       }
-    } else if (runs_.empty()) {
-      DIRLOAD_RETURN_IF_ERROR(Fail(DrainToAppenders(&cache_)));
     } else {
-      DIRLOAD_RETURN_IF_ERROR(
-          Fail(SpillRun(&cache_, &runs_, "run-", &stats_.runs_spilled, &stats_.spill_bytes)));
-      DIRLOAD_RETURN_IF_ERROR(Fail(MergeToAppenders(runs_)));
+      DIRLOAD_RETURN_IF_ERROR(Fail(EndInput(&main_)));
+      DIRLOAD_RETURN_IF_ERROR(Fail(WriteOut(&main_)));
     }
     DIRLOAD_RETURN_IF_ERROR(Fail(store_->Commit()));
     ++stats_.commits;
@@ -237,28 +230,43 @@ class IndexBuilderImpl final : public IndexBuilder {
 
   BuilderStats stats() const override {
     BuilderStats s = stats_;
-    s.cache = cache_.stats();
+    s.cache = main_.cache.stats();
     if (method_ == IndexMethod::kSort) s.cache = IdlCacheStats();
+    std::vector<const Grouping*> groupings{&main_};
+    for (const auto& w : workers_) groupings.push_back(&w->grouping);
     s.pairs = 0;
     for (size_t i = 0; i < s.indexes.size(); ++i) {
       IndexBuildStats& is = s.indexes[i];
-      is.values = maker_.values(i);
-      is.unnormalizable = maker_.unnormalizable(i);
-      for (const auto& w : workers_) {
-        is.values += w->maker.values(i);
-        is.unnormalizable += w->maker.unnormalizable(i);
+      for (const Grouping* g : groupings) {
+        is.values += g->maker.values(i);
+        is.unnormalizable += g->maker.unnormalizable(i);
       }
       s.pairs += is.ids;
     }
-    for (const auto& w : workers_) {
-      s.runs_spilled += w->runs_spilled;
-      s.spill_bytes += w->spill_bytes;
+    for (const Grouping* g : groupings) {
+      s.runs_spilled += g->runs_spilled;
+      s.spill_bytes += g->spill_bytes;
     }
     return s;
   }
 
  private:
   static constexpr uint32_t kUnresolved = kNoTargets - 1;
+
+  // Keys made, grouped into lists and, past the sort memory, spilled as
+  // sorted runs: the whole of an unthreaded build, one worker's share of a
+  // threaded one.
+  struct Grouping {
+    Grouping(const std::vector<IndexSpec>& specs, const Schema& schema, uint64_t capacity,
+             IdlCache::FlushFn flush, std::string run_prefix)
+        : maker(specs, schema), cache(capacity, std::move(flush)), prefix(std::move(run_prefix)) {}
+    KeyMaker maker;
+    IdlCache cache;
+    std::vector<std::string> runs;  // spilled, in order
+    std::string prefix;             // of the runs' file names
+    uint64_t runs_spilled = 0;
+    uint64_t spill_bytes = 0;
+  };
 
   Status Fail(Status s) {
     if (!s.ok() && status_.ok()) status_ = s;
@@ -277,11 +285,10 @@ class IndexBuilderImpl final : public IndexBuilder {
     if (threaded_) {
       if (filling_ == nullptr) DIRLOAD_RETURN_IF_ERROR(Fail(TakeFreeBatch()));
       filling_->ids.push_back(id);
-    } else if (method_ == IndexMethod::kSort && cache_.memory() >= options_.sort_memory) {
+    } else if (method_ == IndexMethod::kSort && main_.cache.memory() >= options_.sort_memory) {
       // Runs are cut only between entries, so one key's IDs never straddle
       // two runs out of order.
-      DIRLOAD_RETURN_IF_ERROR(
-          Fail(SpillRun(&cache_, &runs_, "run-", &stats_.runs_spilled, &stats_.spill_bytes)));
+      DIRLOAD_RETURN_IF_ERROR(Fail(SpillRun(&main_)));
     }
     return Status::Ok();
   }
@@ -298,21 +305,26 @@ class IndexBuilderImpl final : public IndexBuilder {
       return;
     }
     for (uint32_t i = targets; target_lists_[i] != kNoTargets; ++i) {
-      maker_.Value(id, target_lists_[i], value);
+      main_.maker.Value(id, target_lists_[i], value);
     }
   }
 
-  // The entry's keys go to the cache in one batch (see IdlCache::AddBatch).
   Status EndEntry(EntryId id) {
     if (threaded_) {
       filling_->value_ends.push_back(static_cast<uint32_t>(filling_->values.size()));
       if (filling_->ids.size() >= kBatchEntries) return Fail(Submit());
       return Status::Ok();
     }
-    maker_.End();
-    Status st = cache_.AddBatch(id, maker_.tables(), maker_.key_views());
-    maker_.Clear();
-    return Fail(st);
+    return Fail(GroupKeys(&main_, id));
+  }
+
+  // The keys made for entry `id` go to the grouping's cache in one batch
+  // (see IdlCache::AddBatch).
+  static Status GroupKeys(Grouping* g, EntryId id) {
+    g->maker.End();
+    Status st = g->cache.AddBatch(id, g->maker.tables(), g->maker.key_views());
+    g->maker.Clear();
+    return st;
   }
 
   // --- Workers (kSort with options.threads > 1) ---------------------------
@@ -328,17 +340,13 @@ class IndexBuilderImpl final : public IndexBuilder {
   // other (the store has one writer).
 
   struct Worker {
-    Worker(const std::vector<IndexSpec>& specs, const Schema& schema)
-        : maker(specs, schema),
-          cache(std::make_unique<IdlCache>(
-              std::numeric_limits<uint64_t>::max(),
-              [](uint32_t, std::string_view, std::span<const EntryId>) { return Status::Ok(); })) {}
+    Worker(const std::vector<IndexSpec>& specs, const Schema& schema, size_t index)
+        : grouping(
+              specs, schema, std::numeric_limits<uint64_t>::max(),
+              [](uint32_t, std::string_view, std::span<const EntryId>) { return Status::Ok(); },
+              "run-" + std::to_string(index) + "-") {}
     std::vector<uint8_t> owned;  // per spec
-    KeyMaker maker;
-    std::unique_ptr<IdlCache> cache;
-    std::vector<std::string> runs;
-    uint64_t runs_spilled = 0;
-    uint64_t spill_bytes = 0;
+    Grouping grouping;
     std::deque<ValueBatch*> queue;  // guarded by mu_
     std::thread thread;
   };
@@ -392,7 +400,7 @@ class IndexBuilderImpl final : public IndexBuilder {
                      [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
     std::vector<uint64_t> load(n, 0);
     for (size_t i = 0; i < n; ++i) {
-      workers_.push_back(std::make_unique<Worker>(specs_, schema_));
+      workers_.push_back(std::make_unique<Worker>(specs_, schema_, i));
       workers_.back()->owned.assign(specs_.size(), 0);
     }
     for (uint32_t s : order) {
@@ -402,13 +410,12 @@ class IndexBuilderImpl final : public IndexBuilder {
     }
     for (size_t i = 0; i < n; ++i) {
       Worker* w = workers_[i].get();
-      w->thread = std::thread([this, w, i] { WorkerLoop(w, i); });
+      w->thread = std::thread([this, w] { WorkerLoop(w); });
     }
   }
 
-  void WorkerLoop(Worker* w, size_t index) {
+  void WorkerLoop(Worker* w) {
     const uint64_t budget = options_.sort_memory / workers_.size();
-    const std::string prefix = "run-" + std::to_string(index) + "-";
     for (;;) {
       ValueBatch* b = nullptr;
       {
@@ -418,7 +425,7 @@ class IndexBuilderImpl final : public IndexBuilder {
         b = w->queue.front();
         w->queue.pop_front();
       }
-      Status st = Process(w, *b, budget, prefix);
+      Status st = Process(w, *b, budget);
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (--b->remaining == 0) free_.push_back(b);
@@ -432,33 +439,23 @@ class IndexBuilderImpl final : public IndexBuilder {
       if (abandon_ || !group_status_.ok()) return;
     }
     // The end of the input: the sorting part of the write, on this thread.
-    Status st;
-    if (w->runs.empty()) {
-      w->cache->SortForDrain();
-    } else {
-      st = SpillRun(w->cache.get(), &w->runs, prefix, &w->runs_spilled, &w->spill_bytes);
-    }
+    Status st = EndInput(&w->grouping);
     std::lock_guard<std::mutex> lock(mu_);
     if (!st.ok() && group_status_.ok()) group_status_ = st;
   }
 
-  Status Process(Worker* w, const ValueBatch& b, uint64_t budget, const std::string& prefix) {
+  Status Process(Worker* w, const ValueBatch& b, uint64_t budget) {
+    Grouping* g = &w->grouping;
     size_t value = 0;
     for (size_t e = 0; e < b.ids.size(); ++e) {
       // Runs are cut only between entries, so one key's IDs never straddle
       // two runs out of order.
-      if (w->cache->memory() >= budget) {
-        DIRLOAD_RETURN_IF_ERROR(
-            SpillRun(w->cache.get(), &w->runs, prefix, &w->runs_spilled, &w->spill_bytes));
-      }
+      if (g->cache.memory() >= budget) DIRLOAD_RETURN_IF_ERROR(SpillRun(g));
       const EntryId id = b.ids[e];
       b.ForEachValue(e, &value, [&](uint32_t s, std::string_view v) {
-        if (w->owned[s]) w->maker.Value(id, s, v);
+        if (w->owned[s]) g->maker.Value(id, s, v);
       });
-      w->maker.End();
-      Status st = w->cache->AddBatch(id, w->maker.tables(), w->maker.key_views());
-      w->maker.Clear();
-      DIRLOAD_RETURN_IF_ERROR(st);
+      DIRLOAD_RETURN_IF_ERROR(GroupKeys(g, id));
     }
     return Status::Ok();
   }
@@ -572,10 +569,26 @@ class IndexBuilderImpl final : public IndexBuilder {
     return CloseAppender();
   }
 
-  // Writes what `cache` holds as the next run of `runs`. Called by one
-  // thread per cache; the spill directory is made once, under mu_.
-  Status SpillRun(IdlCache* cache, std::vector<std::string>* runs, const std::string& prefix,
-                  uint64_t* spilled, uint64_t* bytes) {
+  // The end of a sort build's input, for one grouping: the sorting part of
+  // writing it out (WriteOut), which a worker does on its own thread.
+  Status EndInput(Grouping* g) {
+    if (g->runs.empty()) {
+      g->cache.SortForDrain();
+      return Status::Ok();
+    }
+    return SpillRun(g);  // the rest, as the last run
+  }
+
+  // After EndInput: the grouping's lists into their tables, from the cache
+  // when nothing was spilled, else by merging the runs.
+  Status WriteOut(Grouping* g) {
+    return g->runs.empty() ? DrainToAppenders(&g->cache) : MergeToAppenders(g->runs);
+  }
+
+  // Writes what the grouping's cache holds as its next run. Called by one
+  // thread per grouping; the spill directory is made once, under temp_mu_.
+  Status SpillRun(Grouping* g) {
+    IdlCache* cache = &g->cache;
     if (cache->size() == 0) return Status::Ok();
     std::string dir;
     {
@@ -585,16 +598,16 @@ class IndexBuilderImpl final : public IndexBuilder {
       }
       dir = temp_dir_->path();
     }
-    std::string path = dir + "/" + prefix + std::to_string(runs->size() + 1);
+    std::string path = dir + "/" + g->prefix + std::to_string(g->runs.size() + 1);
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<RunWriter> w, RunWriter::Create(path));
-    runs->push_back(path);
+    g->runs.push_back(path);
     DIRLOAD_RETURN_IF_ERROR(
         cache->Drain([&w](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
           return w->Add(t, k, ids);
         }));
     DIRLOAD_RETURN_IF_ERROR(w->Finish());
-    ++*spilled;
-    *bytes += w->bytes();
+    ++g->runs_spilled;
+    g->spill_bytes += w->bytes();
     return Status::Ok();
   }
 
@@ -615,8 +628,7 @@ class IndexBuilderImpl final : public IndexBuilder {
   Store* store_;
   BuilderOptions options_;
   std::vector<std::string> tables_;
-  KeyMaker maker_;  // unthreaded builds
-  IdlCache cache_;  // unthreaded builds
+  Grouping main_;  // unthreaded builds
 
   std::vector<uint32_t> desc_targets_;  // dictionary id -> start in target_lists_
   std::vector<uint32_t> type_targets_;  // AttributeType::id -> start in target_lists_
@@ -626,7 +638,6 @@ class IndexBuilderImpl final : public IndexBuilder {
   uint32_t appender_table_ = 0;
   std::mutex temp_mu_;
   std::unique_ptr<ScopedTempDir> temp_dir_;  // guarded by temp_mu_ while workers run
-  std::vector<std::string> runs_;            // unthreaded builds
 
   bool threaded_ = false;
   std::vector<std::unique_ptr<Worker>> workers_;
