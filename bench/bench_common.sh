@@ -2,7 +2,8 @@
 # input, the timed run and the table of medians.
 #
 # After `bench_setup "$@"`: $entries $runs $work $build $dirload $gen $ldif
-# $suffix $root are set and the LDIF is generated and in the page cache.
+# $suffix $root $tool_threads are set and the LDIF is generated and in the
+# page cache. --tool-threads N sets slapd.conf's tool-threads (default 2).
 # Set need_slapd=0 first when the driver does not run OpenLDAP.
 
 bench_setup() {
@@ -11,12 +12,14 @@ bench_setup() {
   work=/tmp/dirload-bench
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   build="$root/build"
+  tool_threads=2
   while (($#)); do
     case "$1" in
       --entries) entries=$2; shift 2 ;;
       --runs) runs=$2; shift 2 ;;
       --dir) work=$2; shift 2 ;;
       --build) build=$2; shift 2 ;;
+      --tool-threads) tool_threads=$2; shift 2 ;;
       *) echo "unknown option $1" >&2; exit 2 ;;
     esac
   done
@@ -44,7 +47,7 @@ include /etc/ldap/schema/inetorgperson.schema
 include /etc/ldap/schema/nis.schema
 modulepath /usr/lib/ldap
 moduleload back_mdb
-tool-threads 2
+tool-threads ${tool_threads:-2}
 database mdb
 suffix "$suffix"
 directory $1
