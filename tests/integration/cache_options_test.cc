@@ -265,25 +265,20 @@ TEST_CASE("the heap is asked for huge pages, unless DIRLOAD_MALLOC_HUGEPAGES=0 s
   // dirload starts itself again with the tunable, whatever this test's environment holds.
   REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
   REQUIRE(unsetenv("DIRLOAD_MALLOC_HUGEPAGES") == 0);
-  std::string on = t.File("on.json");
-  RunResult r = Add(input, t.File("db-on"), "lmdb", {"--stats", on});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  CHECK(Stats(on).Setting("malloc_huge_pages") == "true");
-
-  REQUIRE(setenv("DIRLOAD_MALLOC_HUGEPAGES", "0", 1) == 0);
-  std::string off = t.File("off.json");
-  r = Add(input, t.File("db-off"), "lmdb", {"--stats", off});
-  REQUIRE(unsetenv("DIRLOAD_MALLOC_HUGEPAGES") == 0);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  CHECK(Stats(off).Setting("malloc_huge_pages") == "false");
-
+  // A load with `name`=`value` in the environment (none when name is null):
+  // what its --stats says of malloc_huge_pages.
+  auto setting_with = [&](const char* name, const char* value, const std::string& run) {
+    if (name != nullptr) REQUIRE(setenv(name, value, 1) == 0);
+    std::string stats = t.File(run + ".json");
+    RunResult r = Add(input, t.File("db-" + run), "lmdb", {"--stats", stats});
+    if (name != nullptr) REQUIRE(unsetenv(name) == 0);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    return Stats(stats).Setting("malloc_huge_pages");
+  };
+  CHECK(setting_with(nullptr, nullptr, "on") == "true");
+  CHECK(setting_with("DIRLOAD_MALLOC_HUGEPAGES", "0", "off") == "false");
   // A user's own setting of the tunable is kept, not overridden.
-  REQUIRE(setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1) == 0);
-  std::string user = t.File("user.json");
-  r = Add(input, t.File("db-user"), "lmdb", {"--stats", user});
-  REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-  CHECK(Stats(user).Setting("malloc_huge_pages") == "false");
+  CHECK(setting_with("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", "user") == "false");
 }
 
 }  // namespace
