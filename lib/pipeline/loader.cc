@@ -122,15 +122,59 @@ Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
     *line = it->second;
     return Found::kStored;
   }
-  std::string own_key;
-  if (sort_key == nullptr) own_key = EntryChecker::SortKey(ndn);
-  const std::string_view key = sort_key ? std::string_view(*sort_key) : own_key;
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(store_, key, &value_));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(ndn, sort_key));
   if (!id.has_value()) return Found::kNone;
   if (*id >= summary_.first_id && *id - summary_.first_id < line_of_.size()) {
     *line = line_of_[*id - summary_.first_id];
   }
   return Found::kStored;
+}
+
+Result<std::optional<EntryId>> Loader::LookupId(const std::string& ndn,
+                                                const std::string* sort_key) {
+  if (options_.sink == nullptr) {
+    std::string own_key;
+    if (sort_key == nullptr) own_key = EntryChecker::SortKey(ndn);
+    return LookupDn2Id(store_, sort_key ? std::string_view(*sort_key) : own_key, &value_);
+  }
+  // The sink's tree files an entry under its parent's ID.
+  EntryId parent = 0;
+  if (ndn != nsuffix_) {
+    const std::string parent_ndn = EntryChecker::ParentOf(ndn);
+    // Under the empty suffix the top entries hang from the root, ID 0.
+    if (!parent_ndn.empty()) {
+      DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> p, ParentId(parent_ndn));
+      if (!p.has_value()) return std::optional<EntryId>();
+      parent = *p;
+    }
+  }
+  return options_.sink->Find(parent, ndn);
+}
+
+Result<std::optional<EntryId>> Loader::ParentId(const std::string& parent_ndn) {
+  if (auto hole = holes_.find(parent_ndn); hole != holes_.end()) {
+    return std::optional<EntryId>(hole->second.id);
+  }
+  if (auto it = parent_ids_.find(parent_ndn); it != parent_ids_.end()) {
+    return std::optional<EntryId>(it->second);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(parent_ndn, nullptr));
+  // Parents are few and asked for again and again; an entry keeps its ID
+  // until the end, when only entries below holes are removed.
+  if (id.has_value()) {
+    if (parent_ids_.size() >= kParentDns) parent_ids_.clear();
+    parent_ids_.emplace(parent_ndn, *id);
+  }
+  return id;
+}
+
+bool Loader::BelowAHole(std::string_view ndn) const {
+  if (holes_.empty()) return false;
+  for (std::string a = EntryChecker::ParentOf(ndn); !a.empty(); a = EntryChecker::ParentOf(a)) {
+    if (holes_.contains(a)) return true;
+    if (a == nsuffix_) break;
+  }
+  return false;
 }
 
 Status Loader::Reject(uint64_t line, const std::string& dn, const std::string& why,
@@ -305,10 +349,11 @@ Status Loader::Process(Item* item) {
     id = next_id_++;
   }
   // The stored DN: the entry's own RDN under its parent's DN as stored, so
-  // that a parent spelt "ou=People" is not shown as "ou=people" by a child
-  // (back-mdb builds DNs from the tree the same way).
+  // that a parent spelt "ou=People" is not shown as "ou=people" by a child.
+  // A sink keeps the RDN alone (back-mdb builds DNs from its tree the same
+  // way).
   std::string stored_dn = item->pretty_dn;
-  if (ndn != nsuffix_) {
+  if (ndn != nsuffix_ && options_.sink == nullptr) {
     std::string parent = EntryChecker::ParentOf(ndn);
     if (!parent.empty()) {
       DIRLOAD_ASSIGN_OR_RETURN(std::string parent_dn, StoredDn(parent));
@@ -371,19 +416,21 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
+  if (BelowAHole(ndn)) {
+    below_holes_.push_back({id, ndn, stored_dn});
+  } else if (holes_.empty()) {
+    below_holes_.clear();  // every hole was filled
+  }
   if (store_ == nullptr) {
     dry_run_dns_.emplace(ndn, record.line());
     return Status::Ok();
   }
-  value_.clear();
   if (options_.sink != nullptr) {
     CompleteValues(item);  // the operational values in added_
-    DIRLOAD_RETURN_IF_ERROR(InsertIntoSink(id, item, stored_dn));
-    // The loader's own copy keeps the DN alone: no values in no runs.
-    EncodeEntryFromValues(stored_dn, std::string_view("\0", 1), &value_);
-  } else {
-    EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
+    return InsertIntoSink(id, item, stored_dn);
   }
+  value_.clear();
+  EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
   key_.clear();
   PutBigEndian64(id, &key_);
   if (id + 1 == next_id_ && id >= append_floor_) {
@@ -415,16 +462,11 @@ Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& s
       item.ndn == nsuffix_ ? std::string() : EntryChecker::ParentOf(item.ndn);
   // Under the empty suffix the top entries hang from the root, ID 0.
   if (!parent_ndn.empty()) {
-    if (auto hole = holes_.find(parent_ndn); hole != holes_.end()) {
-      parent = hole->second.id;
-    } else {
-      DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found,
-                               LookupDn2Id(store_, EntryChecker::SortKey(parent_ndn), &key_));
-      if (!found.has_value()) {
-        return Status::Internal("entry " + std::to_string(id) + ": its parent is not stored");
-      }
-      parent = *found;
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found, ParentId(parent_ndn));
+    if (!found.has_value()) {
+      return Status::Internal("entry " + std::to_string(id) + ": its parent is not stored");
     }
+    parent = *found;
   }
   // The entry's own values in the order the workers saw them, then the
   // operational values this load made (CompleteValues): of those, only
@@ -502,8 +544,7 @@ std::string_view Loader::CompleteValues(const Item& item) {
 Status Loader::WriteContextCsn() {
   // The empty suffix is the root DSE, which is never loaded.
   if (csns_.empty() || nsuffix_.empty()) return Status::Ok();
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id,
-                           LookupDn2Id(store_, EntryChecker::SortKey(nsuffix_), &value_));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id, LookupId(nsuffix_, nullptr));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
   key_.clear();
   PutBigEndian64(*suffix_id, &key_);
@@ -582,54 +623,57 @@ Status Loader::RemoveOrphans() {
       DIRLOAD_RETURN_IF_ERROR(RejectText(hole.first_line, hole.first_dn, why, {}));
       continue;
     }
-    // Every entry stored below the missing one goes to the reject file.
-    std::string prefix = DnDescendantPrefix(EntryChecker::SortKey(hole_ndn));
-    const std::string_view scan = Dn2IdScanPrefix(prefix);
-    std::vector<std::pair<std::string, std::string>> doomed;  // (dn2id key, id key)
-    std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
-    for (c->Seek(scan); c->valid() && c->key().starts_with(scan); c->Next()) {
-      Dn2IdRecord r;
-      if (!DecodeDn2IdRecord(c->key(), c->value(), &r)) return Dn2IdCorruption(c->key());
-      // Long keys of other subtrees may share the cut prefix (dn.h).
-      if (!r.sort_key.starts_with(prefix)) continue;
-      std::string id_key;
-      PutBigEndian64(r.id, &id_key);
-      doomed.emplace_back(std::string(c->key()), std::move(id_key));
+    // Every entry stored below the missing one goes to the reject file, in
+    // input order.
+    std::vector<BelowHole*> doomed;
+    for (BelowHole& b : below_holes_) {
+      if (!b.removed && EntryChecker::IsUnder(b.ndn, hole_ndn)) doomed.push_back(&b);
     }
-    DIRLOAD_RETURN_IF_ERROR(c->status());
-    c.reset();
-    // A named copy: clang 14 cannot capture a structured binding in a lambda.
-    const uint64_t hole_line = hole.first_line;
-    auto line_of = [&](std::string_view id_key) {
-      EntryId id = GetBigEndian64(id_key);
+    auto line_of = [&](EntryId id) {
       return id >= summary_.first_id && id - summary_.first_id < line_of_.size()
                  ? line_of_[id - summary_.first_id]
-                 : hole_line;
+                 : uint64_t{0};
     };
-    // Reported in input order.
-    std::sort(doomed.begin(), doomed.end(),
-              [&](const auto& a, const auto& b) { return line_of(a.second) < line_of(b.second); });
-    for (const auto& [dn_key, id_key] : doomed) {
-      std::string entry;
-      DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
-      std::string text, dn;
+    std::stable_sort(doomed.begin(), doomed.end(), [&](const BelowHole* a, const BelowHole* b) {
+      return line_of(a->id) < line_of(b->id);
+    });
+    for (BelowHole* b : doomed) {
+      b->removed = true;
+      std::string id_key, entry, text;
+      PutBigEndian64(b->id, &id_key);
       EntryView view;
-      if (has && DecodeEntry(entry, &view).ok()) {
+      std::vector<EntrySink::Value> kept;
+      bool has = true;
+      if (options_.sink != nullptr) {
+        // The sink holds it still: an entry below a hole waits behind the
+        // hole's reserved ID.
+        DIRLOAD_ASSIGN_OR_RETURN(kept, options_.sink->Values(b->id));
+        view.dn = b->dn;
+        for (const EntrySink::Value& v : kept) {
+          view.values.push_back({dictionary_.Intern(v.description), v.value});
+        }
+      } else {
+        DIRLOAD_ASSIGN_OR_RETURN(has, store_->Get(kId2EntryTable, id_key, &entry));
+        has = has && DecodeEntry(entry, &view).ok();
+      }
+      if (has) {
         ldif::Record r;
         DIRLOAD_RETURN_IF_ERROR(EntryToRecord(view, dictionary_, &r));
         ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
-        dn = std::string(view.dn);
       }
-      uint64_t line = line_of(id_key);
-      DIRLOAD_RETURN_IF_ERROR(RejectText(line, dn, why, text));
+      DIRLOAD_RETURN_IF_ERROR(RejectText(line_of(b->id), b->dn, why, text));
       if (options_.sink != nullptr) {
-        DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(GetBigEndian64(id_key)));
+        DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(b->id));
+      } else {
+        std::string dn2id_key;
+        DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
+        DIRLOAD_RETURN_IF_ERROR(
+            store_->Delete(kDn2IdTable, Dn2IdKey(EntryChecker::SortKey(b->ndn), &dn2id_key)));
       }
-      DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
-      DIRLOAD_RETURN_IF_ERROR(store_->Delete(kDn2IdTable, dn_key));
       --summary_.entries_loaded;
     }
   }
+  below_holes_.clear();
   return Status::Ok();
 }
 

@@ -2,7 +2,8 @@
 // checks each (DN syntax, under the suffix, duplicate DN, parent exists,
 // schema), assigns IDs ascending from the database's next ID with parents
 // before children, and appends the encoded entries to id2entry and their DNs
-// to dn2id.
+// to dn2id, or hands them to an EntrySink (slapd's format), whose own tree
+// of names then answers the checks.
 //
 // A child may come before its parent, as slapadd allows, and slapadd's way is
 // kept: the missing ancestors get IDs reserved on the spot (so IDs still put
@@ -38,6 +39,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -56,9 +58,10 @@
 namespace dirload {
 
 // Where the entries go when the database is not dirload's native one
-// (slapd's back-mdb: mdb_sink.h). The loader still keeps its dn2id, and each
-// entry's DN without its attributes, in its own store, for the checks that
-// need earlier entries; every entry it stores is handed here with its values.
+// (slapd's back-mdb: mdb_load.h). Every entry the loader stores is handed
+// here with its values, and the checks that need earlier entries (is the DN
+// taken, what is the parent's ID) ask the sink's own tree of names through
+// Find(): the loader's store then keeps its state (meta, dictionary) only.
 class EntrySink {
  public:
   struct Value {
@@ -92,8 +95,14 @@ class EntrySink {
                      std::span<const Value> values) = 0;
   // An entry added earlier whose ancestor never came (removed with -c).
   virtual Status Remove(EntryId id) = 0;
-  // -w: the values of entry `id` as added (the suffix entry), valid until
-  // the next call, and the entry replaced with `values`.
+  // The ID of the entry named `ndn` (normalised) whose parent is `parent`
+  // (0 for the suffix entry), stored before this load or added by it, or
+  // nullopt.
+  virtual Result<std::optional<EntryId>> Find(EntryId parent, std::string_view ndn) = 0;
+  // The values of entry `id` as added, valid until the next call: the
+  // suffix entry (for -w), and the entries not written yet (those below a
+  // reserved ID, for the reject file when it never comes).
+  // Replace: the entry replaced with `values` (-w).
   virtual Result<std::vector<Value>> Values(EntryId id) = 0;
   virtual Status Replace(EntryId id, std::span<const Value> values) = 0;
 };
@@ -117,8 +126,8 @@ struct LoadOptions {
   uint64_t skip_to_line = 0;
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
-  // Not null: entries go here and the store keeps only what the checks need
-  // (dn2id, the DNs, meta), is never synced and is thrown away afterwards.
+  // Not null: entries go here and the store keeps only the loader's state
+  // (meta, dictionary), is never synced and is thrown away afterwards.
   EntrySink* sink = nullptr;
 };
 
@@ -161,6 +170,13 @@ class Loader {
     uint64_t first_line;  // the first entry that needed it
     std::string first_dn;
   };
+  // An entry stored below a hole: rejected and removed at the end if the
+  // hole is never filled.
+  struct BelowHole {
+    EntryId id;
+    std::string ndn, dn;
+    bool removed = false;
+  };
   enum class Found { kNone, kStored, kHole };
   struct Item;
   struct Batch;
@@ -200,6 +216,12 @@ class Loader {
   Status RejectText(uint64_t line, const std::string& dn, const std::string& why,
                     std::string_view text);
   Result<Found> Find(const std::string& ndn, uint64_t* line, const std::string* sort_key = nullptr);
+  // The ID of the stored entry `ndn` (sort_key: its dn2id key, when known).
+  Result<std::optional<EntryId>> LookupId(const std::string& ndn, const std::string* sort_key);
+  // With a sink: the ID an entry below `parent_ndn` hangs from (a hole's
+  // reserved one included), or nullopt when there is none.
+  Result<std::optional<EntryId>> ParentId(const std::string& parent_ndn);
+  bool BelowAHole(std::string_view ndn) const;
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
@@ -220,6 +242,8 @@ class Loader {
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
   std::unordered_map<std::string, uint64_t> dry_run_dns_;    // -u: ndn -> line
   std::unordered_map<std::string, Hole> holes_;              // by normalised DN
+  std::vector<BelowHole> below_holes_;                       // while holes_ is not empty
+  std::unordered_map<std::string, EntryId> parent_ids_;      // with a sink: ndn -> ID
   std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;

@@ -11,17 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "lib/entry/entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_normalized.h"
-#include "lib/format/mdb/mdb_reader.h"
 #include "lib/pipeline/database_meta.h"
-#include "lib/pipeline/entry_checker.h"
 #include "lib/schema/ascii.h"
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/matching_rule.h"
-#include "lib/store/tables.h"
 #include "lib/util/coding.h"
 
 namespace dirload {
@@ -243,11 +239,23 @@ Status MdbSink::Write(EntryId id, const Owned& e) {
   return WriteView(id, e.parent, e.nrdn, e.rdn, view);
 }
 
+std::string MdbSink::NameKey(EntryId parent, std::string_view nrdn) {
+  std::string key;
+  PutBigEndian64(parent, &key);
+  key.append(nrdn);
+  return key;
+}
+
+void MdbSink::ErasePending(std::map<EntryId, Owned>::iterator it) {
+  pending_names_.erase(NameKey(it->second.parent, it->second.nrdn));
+  pending_.erase(it);
+}
+
 Status MdbSink::Drain() {
   while (!pending_.empty() && pending_.begin()->first == written_ + 1) {
     auto it = pending_.begin();
     DIRLOAD_RETURN_IF_ERROR(Write(it->first, it->second));
-    pending_.erase(it);
+    ErasePending(it);
   }
   return Status::Ok();
 }
@@ -273,21 +281,35 @@ Status MdbSink::Add(EntryId id, EntryId parent, std::string_view ndn, std::strin
   e.nrdn.assign(nrdn);
   e.rdn.assign(rdn);
   e.Assign(values);
+  pending_names_[NameKey(parent, nrdn)] = id;
   return Drain();
 }
 
+Result<std::optional<EntryId>> MdbSink::Find(EntryId parent, std::string_view ndn) {
+  std::string_view nrdn = parent == 0 ? ndn : mdb::MdbLeftmostRdn(ndn);
+  if (!pending_names_.empty()) {
+    if (auto it = pending_names_.find(NameKey(parent, nrdn)); it != pending_names_.end()) {
+      return std::optional<EntryId>(it->second);
+    }
+  }
+  return writer_->FindChild(parent, nrdn);
+}
+
 Status MdbSink::Remove(EntryId id) {
-  if (pending_.erase(id) > 0) return Status::Ok();
+  if (auto it = pending_.find(id); it != pending_.end()) {
+    ErasePending(it);
+    return Status::Ok();
+  }
   // An entry below a parent that never came always waits behind the
   // parent's reserved ID, so it cannot have been written.
   return Status::Internal("entry " + std::to_string(id) + " was written before its parent");
 }
 
 Result<std::vector<EntrySink::Value>> MdbSink::Values(EntryId id) {
-  if (id != suffix_id_ || suffix_id_ == 0) {
-    return Status::Internal("entry " + std::to_string(id) + ": only the suffix entry is kept");
-  }
-  return suffix_.View();
+  if (id == suffix_id_ && suffix_id_ != 0) return suffix_.View();
+  if (auto it = pending_.find(id); it != pending_.end()) return it->second.View();
+  return Status::Internal("entry " + std::to_string(id) +
+                          ": only the suffix entry and the waiting ones are kept");
 }
 
 Status MdbSink::Replace(EntryId id, std::span<const Value> values) {
@@ -303,6 +325,7 @@ Status MdbSink::Replace(EntryId id, std::span<const Value> values) {
 Status MdbSink::Flush() {
   for (auto& [id, e] : pending_) DIRLOAD_RETURN_IF_ERROR(Write(id, e));
   pending_.clear();
+  pending_names_.clear();
   return Status::Ok();
 }
 
@@ -334,17 +357,13 @@ Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Sc
   }
   StoreOptions so;
   so.create = true;
-  // The scratch store lives for one run and is small (the loader's dn2id):
-  // through the map, its dirtied pages stay out of the heap (lmdb_store.h).
+  // The scratch store lives for one run and holds a few records.
   so.lmdb_write_map = true;
   DIRLOAD_ASSIGN_OR_RETURN(load->scratch_, Store::Open(Backend::kLmdb, load->scratch_dir_, so));
   if (load->appending_) {
-    // Read the copy before the writer opens it: LMDB must not have one file
-    // open twice in a process (closing the reader's environment frees every
-    // reader slot of this process, the writer's too: MDB_BAD_RSLOT).
-    DIRLOAD_RETURN_IF_ERROR(load->CopyExistingNames());
     DIRLOAD_ASSIGN_OR_RETURN(
         load->writer_, mdb::MdbLoadWriter::OpenExisting(schema, load->build_dir_, options.writer));
+    DIRLOAD_RETURN_IF_ERROR(load->DescribeExisting());
   } else {
     DIRLOAD_ASSIGN_OR_RETURN(load->writer_,
                              mdb::MdbLoadWriter::Create(schema, load->build_dir_, options.writer));
@@ -353,34 +372,19 @@ Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Sc
   return load;
 }
 
-Status MdbLoad::CopyExistingNames() {
-  // The loader checks duplicates and parents against its own dn2id: give it
-  // every stored entry's DN, as if it had loaded them.
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbReader> reader,
-                           mdb::MdbReader::Open(build_dir_));
-  uint64_t entries = 0, last_id = 0;
-  std::string key, value, id_key, entry;
-  Status st = reader->ForEach([&](const mdb::MdbReadEntry& e) -> Status {
-    last_id = std::max(last_id, e.id);
-    const std::string sort_key = EntryChecker::SortKey(e.ndn);
-    value.clear();
-    AppendDn2IdValue(e.id, sort_key, &value);
-    DIRLOAD_RETURN_IF_ERROR(scratch_->Put(kDn2IdTable, Dn2IdKey(sort_key, &key), value));
-    id_key.clear();
-    PutBigEndian64(e.id, &id_key);
-    entry.clear();
-    EncodeEntryFromValues(e.dn, std::string_view("\0", 1), &entry);
-    DIRLOAD_RETURN_IF_ERROR(scratch_->Put(kId2EntryTable, id_key, entry));
-    ++entries;
-    return Status::Ok();
-  });
-  DIRLOAD_RETURN_IF_ERROR(st);
-  reader.reset();
+Status MdbLoad::DescribeExisting() {
+  // The loader takes IDs from next_id on, and counts the stored entries,
+  // from its own state: what a native database would have said.
+  mdb::MdbDbStat id2e;  // one pair per entry
+  {
+    DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, writer_->env().Begin(false));
+    DIRLOAD_RETURN_IF_ERROR(txn.Stat(writer_->env().id2e(), &id2e));
+  }
   DatabaseMeta meta;
   meta.state = DatabaseState::kReady;
   meta.suffix = options_.suffix;
-  meta.next_id = last_id + 1;
-  meta.entries = entries;
+  meta.next_id = writer_->last_id() + 1;
+  meta.entries = id2e.entries;
   DIRLOAD_RETURN_IF_ERROR(WriteMeta(scratch_.get(), meta));
   return scratch_->Commit();
 }

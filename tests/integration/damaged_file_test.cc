@@ -18,6 +18,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/integration/dirload_process.h"
@@ -127,9 +128,15 @@ bool FailsCleanly(const RunResult& r, const std::string& db) {
   // Storage errors name the database. A refusal (3) from a layer above the
   // engine that found a record or an index inconsistent may not (yet).
   if (r.exit_code == 4) CHECK(r.err.find(db) != std::string::npos);
-  CHECK(r.err.find("dirload: ") == 0);
+  // An append into slapd's format reads the stored entries first in phase
+  // 2, where it rebuilds the indexes: phase 1's summary line comes before.
+  std::string_view err = r.err;
+  while (err.starts_with("phase ") && err.find('\n') != std::string_view::npos) {
+    err.remove_prefix(err.find('\n') + 1);
+  }
+  CHECK(err.find("dirload: ") == 0);
   // One line per failure; the load may add one saying what it undid.
-  const size_t lines = std::count(r.err.begin(), r.err.end(), '\n');
+  const size_t lines = std::count(err.begin(), err.end(), '\n');
   CHECK(lines >= 1);
   CHECK(lines <= 2);
   return true;

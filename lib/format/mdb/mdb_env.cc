@@ -424,15 +424,23 @@ Status MdbTxn::Last(MdbDb db, std::string_view* key, std::string_view* value) {
   return Status::Ok();
 }
 
-Result<std::string_view> MdbTxn::GetDup(MdbDb db, std::string_view key, std::string_view probe) {
+Result<std::optional<std::string_view>> MdbTxn::FindDup(MdbDb db, std::string_view key,
+                                                        std::string_view probe) {
   MDB_cursor* c = nullptr;
   int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
   MDB_val k = Val(key), v = Val(probe);
   rc = mdb_cursor_get(c, &k, &v, MDB_GET_BOTH);
   mdb_cursor_close(c);
+  if (rc == MDB_NOTFOUND) return std::optional<std::string_view>();
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get(both)");
-  return View(v);
+  return std::optional<std::string_view>(View(v));
+}
+
+Result<std::string_view> MdbTxn::GetDup(MdbDb db, std::string_view key, std::string_view probe) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string_view> found, FindDup(db, key, probe));
+  if (!found.has_value()) return env_->EngineError(MDB_NOTFOUND, "mdb_cursor_get(both)");
+  return *found;
 }
 
 Status MdbTxn::ReplaceDup(MdbDb db, std::string_view key, std::string_view value) {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,6 +116,9 @@ class MdbTxn {
   // order finds equal to `probe` (on dn2i: the node with probe's nrdn);
   // NotFound if none.
   Result<std::string_view> GetDup(MdbDb db, std::string_view key, std::string_view probe);
+  // The same, with nullopt for none: for lookups that mostly miss.
+  Result<std::optional<std::string_view>> FindDup(MdbDb db, std::string_view key,
+                                                  std::string_view probe);
   // Replaces the duplicate of `key` equal to `value` in duplicate order with
   // `value`. REQUIRES: the stored one has value's size (LMDB rewrites it in
   // place). NotFound if there is none.

@@ -308,6 +308,32 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   return Status::Ok();
 }
 
+Result<std::optional<uint64_t>> MdbLoadWriter::FindChild(uint64_t parent_id,
+                                                         std::string_view nrdn) {
+  if (finished_) return UsageError("MdbLoadWriter: FindChild after Finish");
+  if (nrdn.size() > kMdbMaxNrdnLength) return std::optional<uint64_t>();  // cannot be stored
+  if (!txn_) {
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
+    txn_.emplace(std::move(t));
+    txn_entries_ = 0;
+  }
+  // The duplicate order looks at the normalized RDN alone: a child node
+  // with nothing else filled in finds the stored one.
+  node_.clear();
+  DIRLOAD_RETURN_IF_ERROR(EncodeMdbDnNode(MdbDnNode{true, std::string(nrdn), {}, 0, 0}, &node_));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string_view> got,
+                           txn_->FindDup(env_->dn2i(), MdbIdBytes(parent_id), node_));
+  if (!got.has_value()) return std::optional<uint64_t>();
+  DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode found, DecodeMdbDnNode(*got));
+  if (!found.child) {
+    // The self node has the ID's parent, never an RDN equal to a child's.
+    return Status::Corruption(env_->path() + ": dn2i: a self node among the children of ID " +
+                              std::to_string(parent_id))
+        .WithOrigin(ErrorOrigin::kDatabase);
+  }
+  return std::optional<uint64_t>(found.id);
+}
+
 Status MdbLoadWriter::NoteChild(uint64_t id, uint64_t parent_id) {
   if (parent_id == 0) return Status::Ok();
   if (parent_id > last_id_) {

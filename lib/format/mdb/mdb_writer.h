@@ -107,6 +107,12 @@ class MdbLoadWriter {
   Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn, std::string_view rdn,
                   std::span<const MdbValue> values);
 
+  // The ID of the child of `parent_id` (0: the root, whose one child is the
+  // suffix entry) with normalized RDN `nrdn` (for the suffix entry: the
+  // whole normalized suffix), or nullopt: dn2i answers, with what this load
+  // wrote so far, as slapadd asks it whether a DN is taken.
+  Result<std::optional<uint64_t>> FindChild(uint64_t parent_id, std::string_view nrdn);
+
   // Re-encodes entry `id`, added by this load, with `values` (as AddEntry
   // takes them): slapadd -w's contextCSN on the suffix entry.
   Status ReplaceEntry(uint64_t id, std::span<const MdbValue> values);
@@ -169,7 +175,7 @@ class MdbLoadWriter {
   // Append: stored parents -> new entries below them.
   std::map<uint64_t, uint64_t> stored_added_;
   uint64_t entries_added_ = 0;
-  std::string node_;           // AddEntry's scratch
+  std::string node_;           // AddEntry's and FindChild's scratch
   uint64_t encoded_size_ = 0;  // Encode's layout
   uint64_t table_words_ = 0;
   uint64_t nvals_ = 0;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -307,6 +309,47 @@ TEST_CASE("mdb writer: ocflags and normalized-copy policy follow slapd's tables"
   CHECK(out == std::string("\x6b\xa7\xb8\x10\x9d\xad\x11\xd1\x80\xb4\x00\xc0\x4f\xd4\x30\xc8", 16));
   CHECK(MdbLeftmostRdn("cn=a\\,b,dc=x") == "cn=a\\,b");
   CHECK(MdbLeftmostRdn("dc=x") == "dc=x");
+}
+
+TEST_CASE("mdb writer: FindChild answers from dn2i as written so far, committed or not") {
+  auto schema = Schema::Builtin();
+  REQUIRE(schema.ok());
+  TempDir tmp;
+  const std::string dir = tmp.File("db");
+  std::filesystem::create_directory(dir);
+  MdbWriterOptions wo;
+  wo.entries_per_txn = 2;  // the third entry starts a new transaction
+  auto w = MdbLoadWriter::Create(*schema, dir, wo);
+  REQUIRE_MESSAGE(w.ok(), w.status().ToString());
+  MdbLoadWriter& writer = **w;
+  auto add = [&](uint64_t id, uint64_t parent, std::string_view nrdn, std::string_view rdn) {
+    const MdbValue oc{"objectClass", "organizationalUnit"};
+    Status st = writer.AddEntry(id, parent, nrdn, rdn, std::span<const MdbValue>(&oc, 1));
+    REQUIRE_MESSAGE(st.ok(), st.ToString());
+  };
+  auto find = [&](uint64_t parent, std::string_view nrdn) -> std::optional<uint64_t> {
+    auto got = writer.FindChild(parent, nrdn);
+    REQUIRE_MESSAGE(got.ok(), got.status().ToString());
+    return *got;
+  };
+  CHECK_FALSE(find(0, "dc=example,dc=com").has_value());  // nothing written yet
+  add(1, 0, "dc=example,dc=com", "dc=example,dc=com");
+  add(2, 1, "ou=people", "ou=People");
+  add(3, 1, "ou=groups", "ou=Groups");
+  add(4, 2, "uid=a", "uid=a");
+  CHECK(find(0, "dc=example,dc=com") == std::optional<uint64_t>(1));
+  CHECK(find(1, "ou=people") == std::optional<uint64_t>(2));  // committed
+  CHECK(find(1, "ou=groups") == std::optional<uint64_t>(3));  // in the open transaction
+  CHECK(find(2, "uid=a") == std::optional<uint64_t>(4));
+  // Not there: another RDN, a prefix of one, the right RDN under another
+  // parent, and a parent that has only its self node.
+  CHECK_FALSE(find(1, "ou=other").has_value());
+  CHECK_FALSE(find(1, "ou=peopl").has_value());
+  CHECK_FALSE(find(3, "uid=a").has_value());
+  CHECK_FALSE(find(4, "uid=b").has_value());
+  CHECK_FALSE(find(0, "dc=other,dc=com").has_value());
+  REQUIRE(writer.Finish().ok());
+  CHECK(writer.FindChild(1, "ou=people").status().code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexWriter write the same bytes") {
