@@ -416,10 +416,14 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
-  if (BelowAHole(ndn)) {
-    below_holes_.push_back({id, ndn, stored_dn});
-  } else if (holes_.empty()) {
-    below_holes_.clear();  // every hole was filled
+  if (options_.sink != nullptr && store_ != nullptr) {
+    // The native store finds them by a dn2id scan at the end; a sink has
+    // them among its waiting entries anyway.
+    if (BelowAHole(ndn)) {
+      below_holes_.push_back({id, ndn, stored_dn});
+    } else if (holes_.empty()) {
+      below_holes_.clear();  // every hole was filled
+    }
   }
   if (store_ == nullptr) {
     dry_run_dns_.emplace(ndn, record.line());
@@ -625,50 +629,71 @@ Status Loader::RemoveOrphans() {
     }
     // Every entry stored below the missing one goes to the reject file, in
     // input order.
-    std::vector<BelowHole*> doomed;
-    for (BelowHole& b : below_holes_) {
-      if (!b.removed && EntryChecker::IsUnder(b.ndn, hole_ndn)) doomed.push_back(&b);
+    struct Doomed {
+      EntryId id;
+      std::string dn;         // with a sink; else read from id2entry
+      std::string dn2id_key;  // native
+    };
+    std::vector<Doomed> doomed;
+    if (options_.sink != nullptr) {
+      for (BelowHole& b : below_holes_) {
+        if (b.removed || !EntryChecker::IsUnder(b.ndn, hole_ndn)) continue;
+        b.removed = true;
+        doomed.push_back({b.id, b.dn, {}});
+      }
+    } else {
+      std::string prefix = DnDescendantPrefix(EntryChecker::SortKey(hole_ndn));
+      const std::string_view scan = Dn2IdScanPrefix(prefix);
+      std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
+      for (c->Seek(scan); c->valid() && c->key().starts_with(scan); c->Next()) {
+        Dn2IdRecord r;
+        if (!DecodeDn2IdRecord(c->key(), c->value(), &r)) return Dn2IdCorruption(c->key());
+        // Long keys of other subtrees may share the cut prefix (dn.h).
+        if (!r.sort_key.starts_with(prefix)) continue;
+        doomed.push_back({r.id, {}, std::string(c->key())});
+      }
+      DIRLOAD_RETURN_IF_ERROR(c->status());
     }
+    // A named copy: clang 14 cannot capture a structured binding in a lambda.
+    const uint64_t hole_line = hole.first_line;
     auto line_of = [&](EntryId id) {
       return id >= summary_.first_id && id - summary_.first_id < line_of_.size()
                  ? line_of_[id - summary_.first_id]
-                 : uint64_t{0};
+                 : hole_line;
     };
-    std::stable_sort(doomed.begin(), doomed.end(), [&](const BelowHole* a, const BelowHole* b) {
-      return line_of(a->id) < line_of(b->id);
+    std::stable_sort(doomed.begin(), doomed.end(), [&](const Doomed& a, const Doomed& b) {
+      return line_of(a.id) < line_of(b.id);
     });
-    for (BelowHole* b : doomed) {
-      b->removed = true;
+    for (Doomed& d : doomed) {
       std::string id_key, entry, text;
-      PutBigEndian64(b->id, &id_key);
+      PutBigEndian64(d.id, &id_key);
       EntryView view;
       std::vector<EntrySink::Value> kept;
       bool has = true;
       if (options_.sink != nullptr) {
         // The sink holds it still: an entry below a hole waits behind the
         // hole's reserved ID.
-        DIRLOAD_ASSIGN_OR_RETURN(kept, options_.sink->Values(b->id));
-        view.dn = b->dn;
+        DIRLOAD_ASSIGN_OR_RETURN(kept, options_.sink->Values(d.id));
+        view.dn = d.dn;
         for (const EntrySink::Value& v : kept) {
           view.values.push_back({dictionary_.Intern(v.description), v.value});
         }
       } else {
         DIRLOAD_ASSIGN_OR_RETURN(has, store_->Get(kId2EntryTable, id_key, &entry));
         has = has && DecodeEntry(entry, &view).ok();
+        if (has) d.dn.assign(view.dn);
       }
       if (has) {
         ldif::Record r;
         DIRLOAD_RETURN_IF_ERROR(EntryToRecord(view, dictionary_, &r));
         ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
       }
-      DIRLOAD_RETURN_IF_ERROR(RejectText(line_of(b->id), b->dn, why, text));
+      DIRLOAD_RETURN_IF_ERROR(RejectText(line_of(d.id), d.dn, why, text));
       if (options_.sink != nullptr) {
-        DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(b->id));
+        DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(d.id));
       } else {
-        std::string dn2id_key;
         DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
-        DIRLOAD_RETURN_IF_ERROR(
-            store_->Delete(kDn2IdTable, Dn2IdKey(EntryChecker::SortKey(b->ndn), &dn2id_key)));
+        DIRLOAD_RETURN_IF_ERROR(store_->Delete(kDn2IdTable, d.dn2id_key));
       }
       --summary_.entries_loaded;
     }

@@ -170,8 +170,8 @@ class Loader {
     uint64_t first_line;  // the first entry that needed it
     std::string first_dn;
   };
-  // An entry stored below a hole: rejected and removed at the end if the
-  // hole is never filled.
+  // With a sink, an entry stored below a hole: rejected and removed at the
+  // end if the hole is never filled.
   struct BelowHole {
     EntryId id;
     std::string ndn, dn;
@@ -240,10 +240,10 @@ class Loader {
   uint64_t entries_before_ = 0;
   LoadSummary summary_;
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
-  std::unordered_map<std::string, uint64_t> dry_run_dns_;    // -u: ndn -> line
-  std::unordered_map<std::string, Hole> holes_;              // by normalised DN
-  std::vector<BelowHole> below_holes_;                       // while holes_ is not empty
-  std::unordered_map<std::string, EntryId> parent_ids_;      // with a sink: ndn -> ID
+  std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
+  std::unordered_map<std::string, Hole> holes_;            // by normalised DN
+  std::vector<BelowHole> below_holes_;                     // with a sink, while holes_ is not empty
+  std::unordered_map<std::string, EntryId> parent_ids_;    // with a sink: ndn -> ID
   std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;
