@@ -238,6 +238,8 @@ int RunAdd(AddArgs a) {
   lo.sid = a.sid;
   lo.write_context_csn = a.context_csn;
   lo.skip_to_line = a.skip_to_line;
+  // Phase 2's sort memory is not in use yet.
+  lo.dn2id_buffer_bytes = index_options->builder.sort_memory / 4;
   if (mdb_load) lo.sink = mdb_load->sink();
   Loader loader(lo, mdb_load ? mdb_load->scratch() : store.get(), &checker, rejects.get(),
                 &progress);

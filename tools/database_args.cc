@@ -89,7 +89,8 @@ void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* a) {
   cmd->add_option("--idl-cache-size", a->idl_cache_size,
                   "cache method: ID lists kept in memory (0: every ID straight to its table)");
   cmd->add_option("--sort-memory", a->sort_memory,
-                  "sort method: memory for one run before it is spilled (default 512M)");
+                  "sort method: memory for one run before it is spilled (default 512M); a "
+                  "native load's phase 1 holds dn2id records in a quarter of it");
   cmd->add_option("--tmpdir", a->tmpdir, "sort method: where runs are spilled (default $TMPDIR)");
 }
 

@@ -28,26 +28,6 @@ Status Dn2IdCorruption(std::string_view key) {
       .WithOrigin(ErrorOrigin::kDatabase);
 }
 
-// The ID of the entry whose DN has sort key `sort_key`, or nullopt. A record
-// of another DN under the same long key (dn.h) is an AlreadyExists error
-// naming both: the database cannot hold the two. *value is scratch space.
-Result<std::optional<EntryId>> LookupDn2Id(Store* store, std::string_view sort_key,
-                                           std::string* value) {
-  std::string buffer;
-  const std::string_view key = Dn2IdKey(sort_key, &buffer);
-  DIRLOAD_ASSIGN_OR_RETURN(bool found, store->Get(kDn2IdTable, key, value));
-  if (!found) return std::optional<EntryId>();
-  Dn2IdRecord r;
-  if (!DecodeDn2IdRecord(key, *value, &r)) return Dn2IdCorruption(key);
-  if (r.sort_key != sort_key) {
-    return Status::AlreadyExists(
-        "the DN's dn2id key (its first " + std::to_string(kDn2IdKeyPrefix) +
-        " bytes and a 64-bit hash) is already taken by entry " + std::to_string(r.id) +
-        ", whose DN differs: the database cannot hold both");
-  }
-  return std::optional<EntryId>(r.id);
-}
-
 }  // namespace
 
 Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker, RejectSink* rejects,
@@ -56,7 +36,8 @@ Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker, R
       store_(store),
       checker_(checker),
       rejects_(rejects),
-      progress_(progress) {
+      progress_(progress),
+      held_dn2id_(options_.dn2id_buffer_bytes) {
   if (options_.quick) options_.commit_every = std::max<uint64_t>(options_.commit_every, 200000);
   if (options_.commit_every == 0) options_.commit_every = 1;
 }
@@ -112,6 +93,56 @@ Status Loader::Begin() {
   return store_->Commit();
 }
 
+// A record of another DN under the same long key (dn.h) is an AlreadyExists
+// error naming both: the database cannot hold the two.
+Result<std::optional<EntryId>> Loader::LookupDn2Id(std::string_view sort_key) {
+  std::string buffer;
+  const std::string_view key = Dn2IdKey(sort_key, &buffer);
+  std::string_view stored;
+  if (std::optional<std::string_view> held = held_dn2id_.Find(key)) {
+    stored = *held;
+  } else {
+    DIRLOAD_ASSIGN_OR_RETURN(bool found, store_->Get(kDn2IdTable, key, &value_));
+    if (!found) return std::optional<EntryId>();
+    stored = value_;
+  }
+  Dn2IdRecord r;
+  if (!DecodeDn2IdRecord(key, stored, &r)) return Dn2IdCorruption(key);
+  if (r.sort_key != sort_key) {
+    return Status::AlreadyExists(
+        "the DN's dn2id key (its first " + std::to_string(kDn2IdKeyPrefix) +
+        " bytes and a 64-bit hash) is already taken by entry " + std::to_string(r.id) +
+        ", whose DN differs: the database cannot hold both");
+  }
+  return std::optional<EntryId>(r.id);
+}
+
+Status Loader::WriteHeldDn2Id() {
+  if (held_dn2id_.empty()) return Status::Ok();
+  // Into an empty table the records are appended, every page filled; else
+  // put in key order, each leaf page touched once.
+  bool append = false;
+  {
+    std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
+    c->SeekToFirst();
+    DIRLOAD_RETURN_IF_ERROR(c->status());
+    append = !c->valid();
+  }
+  uint64_t since_commit = 0;
+  for (uint32_t handle : held_dn2id_.Sorted()) {
+    auto [key, value] = held_dn2id_.Record(handle);
+    DIRLOAD_RETURN_IF_ERROR(append ? store_->Append(kDn2IdTable, key, value)
+                                   : store_->Put(kDn2IdTable, key, value));
+    // Transactions of the usual size: in key order they touch each page once anyway.
+    if (++since_commit >= options_.commit_every) {
+      since_commit = 0;
+      DIRLOAD_RETURN_IF_ERROR(store_->Commit());
+    }
+  }
+  held_dn2id_.Clear();
+  return store_->Commit();
+}
+
 Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
                                    const std::string* sort_key) {
   *line = 0;
@@ -135,7 +166,7 @@ Result<std::optional<EntryId>> Loader::LookupId(const std::string& ndn,
   if (options_.sink == nullptr) {
     std::string own_key;
     if (sort_key == nullptr) own_key = EntryChecker::SortKey(ndn);
-    return LookupDn2Id(store_, sort_key ? std::string_view(*sort_key) : own_key, &value_);
+    return LookupDn2Id(sort_key ? std::string_view(*sort_key) : own_key);
   }
   // The sink's tree files an entry under its parent's ID.
   EntryId parent = 0;
@@ -391,8 +422,7 @@ Result<std::string> Loader::StoredDn(const std::string& ndn) {
   } else if (store_ == nullptr) {
     return std::string();  // -u stores nothing: entries keep their own spelling
   } else {
-    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id,
-                             LookupDn2Id(store_, EntryChecker::SortKey(ndn), &value_));
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(EntryChecker::SortKey(ndn)));
     if (id.has_value()) {
       std::string entry, id_key;
       PutBigEndian64(*id, &id_key);
@@ -446,8 +476,8 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   append_floor_ = std::max(append_floor_, id + 1);
   std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
   AppendDn2IdValue(id, item.sort_key, &dn2id_value);
-  DIRLOAD_RETURN_IF_ERROR(
-      store_->Put(kDn2IdTable, Dn2IdKey(item.sort_key, &dn2id_key), dn2id_value));
+  held_dn2id_.Add(Dn2IdKey(item.sort_key, &dn2id_key), dn2id_value);
+  if (held_dn2id_.full()) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
   if (++since_commit_ >= options_.commit_every) {
     since_commit_ = 0;
     std::lock_guard<std::mutex> lock(dictionary_mu_);
@@ -703,6 +733,8 @@ Status Loader::RemoveOrphans() {
 }
 
 Status Loader::Finish() {
+  // RemoveOrphans reads dn2id from the store.
+  if (store_ != nullptr) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
   DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
   if (store_ == nullptr) return Status::Ok();
   if (options_.write_context_csn) DIRLOAD_RETURN_IF_ERROR(WriteContextCsn());

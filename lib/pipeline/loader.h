@@ -49,6 +49,7 @@
 #include "ldif/reader.h"
 #include "ldif/record.h"
 #include "lib/entry/entry_codec.h"
+#include "lib/pipeline/dn2id_buffer.h"
 #include "lib/pipeline/entry_checker.h"
 #include "lib/pipeline/operational_attributes.h"
 #include "lib/pipeline/progress.h"
@@ -126,6 +127,10 @@ struct LoadOptions {
   uint64_t skip_to_line = 0;
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
+  // Native format: dn2id records held in memory up to this many bytes and
+  // written in key order when it is full and at the end (dn2id_buffer.h);
+  // 0 writes each with its entry. The tool gives it --sort-memory / 4.
+  size_t dn2id_buffer_bytes = size_t{64} << 20;
   // Not null: entries go here and the store keeps only the loader's state
   // (meta, dictionary), is never synced and is thrown away afterwards.
   EntrySink* sink = nullptr;
@@ -207,6 +212,11 @@ class Loader {
   Status WriteContextCsn();
   // The stored DN of an entry, "" when it is not stored (yet).
   Result<std::string> StoredDn(const std::string& ndn);
+  // Native: writes the held dn2id records in key order and empties the buffer.
+  Status WriteHeldDn2Id();
+  // The ID of the entry whose DN has dn2id sort key `sort_key`, held or
+  // stored, or nullopt.
+  Result<std::optional<EntryId>> LookupDn2Id(std::string_view sort_key);
   // Rejects (and removes) every entry below a reserved ID that never arrived.
   Status RemoveOrphans();
   // Reports a bad record: an error to return (no -c) or OK after the reject
@@ -247,6 +257,7 @@ class Loader {
   std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
   std::string last_parent_ndn_, last_parent_dn_;
   uint64_t since_commit_ = 0;
+  Dn2IdBuffer held_dn2id_;  // native: records not written yet
   std::string key_, value_;
   std::unique_ptr<OperationalAttributes> operational_;                  // lastmod on
   std::array<uint32_t, kOperationalAttributeCount> operational_ids_{};  // dictionary ids

@@ -483,3 +483,80 @@ TEST_CASE("repeated values among many, and as bytes where there is no equality r
 
 }  // namespace
 }  // namespace dirload
+
+namespace dirload {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> Dump(Backend backend, const std::string& dir,
+                                                      std::string_view table) {
+  StoreOptions so;
+  so.read_only = true;
+  Result<std::unique_ptr<Store>> store = Store::Open(backend, dir, so);
+  REQUIRE(store.ok());
+  std::vector<std::pair<std::string, std::string>> records;
+  std::unique_ptr<Cursor> c = (*store)->NewCursor(table);
+  for (c->SeekToFirst(); c->valid(); c->Next()) records.emplace_back(c->key(), c->value());
+  REQUIRE(c->status().ok());
+  return records;
+}
+
+TEST_CASE("dn2id held in memory and written in key order is the dn2id written entry by entry") {
+  // Children before parents, a parent that never comes, duplicates of held
+  // and of written names spelt otherwise, a long key, then an append: with
+  // every name written at once (0), a flush after every entry (1 byte) and
+  // one flush at the end, the tables and the rejects are the same.
+  const std::string long_uid(600, 'x');
+  const std::string first =
+      std::string(kTop) + Person("a") + Person("b") + kPeople + Person("c") +
+      Person("C", "ou=People, dc=example,dc=com") + Person("y", "ou=gone,dc=example,dc=com") +
+      Person(long_uid) + Person("z", "ou=x,ou=later,dc=example,dc=com") +
+      "dn: ou=later,dc=example,dc=com\nobjectClass: organizationalUnit\nou: later\n\n" +
+      "dn: ou=x,ou=later,dc=example,dc=com\nobjectClass: organizationalUnit\nou: x\n\n" +
+      Person("B");
+  const std::string second = Person("d") + Person("A") +
+                             Person("e", "ou=x,ou=later,dc=example,dc=com") +
+                             Person("w", "ou=none,dc=example,dc=com");
+  for (Backend b : {Backend::kLmdb, Backend::kBdb}) {
+    CAPTURE(BackendName(b));
+    std::vector<std::pair<std::string, std::string>> dn2id[3], id2entry[3];
+    std::vector<std::string> rejects[3];
+    const size_t budgets[3] = {0, 1, size_t{64} << 20};
+    for (int i = 0; i < 3; ++i) {
+      CAPTURE(budgets[i]);
+      testing::TempDir dir;
+      auto budget = [&](LoadOptions* lo) {
+        SteppingClock(lo);  // the same operational values in every run
+        lo->dn2id_buffer_bytes = budgets[i];
+      };
+      Run one, two;
+      LoadInto(b, dir.File("db"), first, true, &one, budget);
+      REQUIRE(one.summary.ok());
+      CHECK(one.summary->entries_loaded == 9);
+      LoadInto(b, dir.File("db"), second, true, &two, budget);
+      REQUIRE(two.summary.ok());
+      CHECK(two.summary->entries_loaded == 2);
+      rejects[i] = one.rejects.messages;
+      rejects[i].insert(rejects[i].end(), two.rejects.messages.begin(), two.rejects.messages.end());
+      dn2id[i] = Dump(b, dir.File("db"), kDn2IdTable);
+      id2entry[i] = Dump(b, dir.File("db"), kId2EntryTable);
+      CHECK(dn2id[i].size() == 11);
+      CHECK(id2entry[i].size() == 11);
+    }
+    REQUIRE(rejects[0].size() == 5);
+    CHECK(rejects[0][0].find("duplicate DN: already given at line") != std::string::npos);
+    CHECK(rejects[0][1].find("duplicate DN: already given at line") != std::string::npos);
+    CHECK(rejects[0][2].find("parent entry 'ou=gone,dc=example,dc=com' does not exist") !=
+          std::string::npos);
+    CHECK(rejects[0][3].find("already in the database") != std::string::npos);
+    CHECK(rejects[0][4].find("parent entry 'ou=none,dc=example,dc=com' does not exist") !=
+          std::string::npos);
+    for (int i = 1; i < 3; ++i) {
+      CHECK(dn2id[i] == dn2id[0]);
+      CHECK(id2entry[i] == id2entry[0]);
+      CHECK(rejects[i] == rejects[0]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dirload

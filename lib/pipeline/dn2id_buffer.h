@@ -1,0 +1,66 @@
+// Dn2IdBuffer: dn2id records (lib/schema/dn.h) that the native loader holds
+// in memory instead of writing each as its entry is stored, then writes in
+// key order when the buffer is full and at the end of phase 1.
+//
+// Why: DNs come in an order that is random to dn2id's key order (people in
+// random departments), and an engine that copies every page a transaction
+// touches (LMDB) rewrote most of dn2id's leaf pages at every commit, so the
+// work per entry grew with the database. Written in key order, each leaf page
+// is written once per flush; into an empty table the records are appended,
+// which fills every page.
+//
+// The buffer answers lookups for what it holds, so the loader's duplicate and
+// parent checks look here first and in the store after. Its memory (records
+// and hash slots) stays within the budget it is given, plus the record that
+// crosses it and the hash slots' last doubling.
+//
+// Thread safety: none; used by the loader's writing thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dirload {
+
+class Dn2IdBuffer {
+ public:
+  // `budget_bytes` 0 holds nothing: full() is always true.
+  explicit Dn2IdBuffer(size_t budget_bytes);
+
+  // REQUIRES: `key` is not held.
+  void Add(std::string_view key, std::string_view value);
+  // The value held under `key`, valid until the next Add or Clear.
+  std::optional<std::string_view> Find(std::string_view key) const;
+
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // The bytes in use (records and hash slots); full() once the budget is reached.
+  size_t bytes() const { return arena_.size() + slots_.size() * sizeof(uint64_t); }
+  bool full() const { return bytes() >= budget_; }
+
+  // The records held, in key order (bytewise, as the stores order keys), as
+  // handles for Record(): 4 bytes each, where views would take 32.
+  std::vector<uint32_t> Sorted() const;
+  // The key and value of a handle from Sorted(), valid until the next Add or Clear.
+  std::pair<std::string_view, std::string_view> Record(uint32_t handle) const;
+  // Forgets every record and gives the memory back.
+  void Clear();
+
+ private:
+  void Grow();
+
+  size_t budget_;
+  size_t count_ = 0;
+  // Records one after another: key length, key, value length, value (varints).
+  std::string arena_;
+  // Open addressing, a power of two in size: upper 32 bits of the key's hash,
+  // lower 32 bits the record's offset + 1 (0: empty slot).
+  std::vector<uint64_t> slots_;
+};
+
+}  // namespace dirload
