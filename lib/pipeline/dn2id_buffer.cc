@@ -1,7 +1,9 @@
 #include "lib/pipeline/dn2id_buffer.h"
 
 #include <algorithm>
-#include <cassert>
+#include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "lib/idl/key_hash.h"
 #include "lib/util/coding.h"
@@ -11,6 +13,8 @@ namespace {
 
 constexpr uint64_t kSeed = 0x6b2d6e3269642d62ull;
 constexpr size_t kFirstSlots = 1024;
+// Fewer records are sorted on the calling thread alone.
+constexpr size_t kSortAlone = 1 << 16;
 // Room past the budget for the record that crosses it.
 constexpr size_t kArenaSlack = 64 << 10;
 
@@ -22,13 +26,18 @@ Dn2IdBuffer::Dn2IdBuffer(size_t budget_bytes)
     // Handles are 32-bit offsets into the arena.
     : budget_(std::min<size_t>(budget_bytes, size_t{1} << 31)) {}
 
+std::string_view Dn2IdBuffer::KeyAt(uint32_t handle) const {
+  const char* p = arena_.data() + handle;
+  uint16_t size;
+  std::memcpy(&size, p, sizeof size);
+  return {p + sizeof size, size};
+}
+
 std::pair<std::string_view, std::string_view> Dn2IdBuffer::Record(uint32_t handle) const {
-  std::string_view in(arena_);
-  in.remove_prefix(handle);
-  uint64_t key_size = 0, value_size = 0;
-  GetVarint(&in, &key_size);
-  std::string_view key = in.substr(0, key_size);
-  in.remove_prefix(key_size);
+  std::string_view key = KeyAt(handle);
+  std::string_view in(key.data() + key.size(),
+                      arena_.data() + arena_.size() - (key.data() + key.size()));
+  uint64_t value_size = 0;
   GetVarint(&in, &value_size);
   return {key, in.substr(0, value_size)};
 }
@@ -44,7 +53,8 @@ void Dn2IdBuffer::Add(std::string_view key, std::string_view value) {
   // string that doubled would hold its old and new copies at the same time.
   if (arena_.capacity() < budget_ + kArenaSlack) arena_.reserve(budget_ + kArenaSlack);
   const auto offset = static_cast<uint32_t>(arena_.size());
-  PutVarint(key.size(), &arena_);
+  const auto key_size = static_cast<uint16_t>(key.size());
+  arena_.append(reinterpret_cast<const char*>(&key_size), sizeof key_size);
   arena_.append(key);
   PutVarint(value.size(), &arena_);
   arena_.append(value);
@@ -58,8 +68,8 @@ std::optional<std::string_view> Dn2IdBuffer::Find(std::string_view key) const {
   const size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask; slots_[i] != 0; i = (i + 1) & mask) {
     if (static_cast<uint32_t>(slots_[i] >> 32) != Tag(hash)) continue;
-    auto [k, v] = Record(static_cast<uint32_t>(slots_[i]) - 1);
-    if (k == key) return v;
+    const uint32_t handle = static_cast<uint32_t>(slots_[i]) - 1;
+    if (KeyAt(handle) == key) return Record(handle).second;
   }
   return std::nullopt;
 }
@@ -71,7 +81,7 @@ void Dn2IdBuffer::Grow() {
   const size_t mask = slots_.size() - 1;
   for (uint64_t slot : old) {
     if (slot == 0) continue;
-    auto [key, value] = Record(static_cast<uint32_t>(slot) - 1);
+    std::string_view key = KeyAt(static_cast<uint32_t>(slot) - 1);
     size_t i = HashBytes(key.data(), key.size(), kSeed) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = slot;
@@ -79,16 +89,34 @@ void Dn2IdBuffer::Grow() {
 }
 
 std::vector<uint32_t> Dn2IdBuffer::Sorted() const {
+  // Handles in arena order, read off the records one after another: the
+  // sort's first passes then read the arena front to back.
   std::vector<uint32_t> handles;
   handles.reserve(count_);
-  for (uint64_t slot : slots_) {
-    if (slot != 0) handles.push_back(static_cast<uint32_t>(slot) - 1);
+  for (size_t at = 0; at < arena_.size();) {
+    handles.push_back(static_cast<uint32_t>(at));
+    auto [key, value] = Record(static_cast<uint32_t>(at));
+    at = static_cast<size_t>(value.data() + value.size() - arena_.data());
   }
-  // Arena order first: the key sort's first passes then read the arena
-  // front to back.
-  std::sort(handles.begin(), handles.end());
-  std::sort(handles.begin(), handles.end(),
-            [this](uint32_t a, uint32_t b) { return Record(a).first < Record(b).first; });
+  auto less = [this](uint32_t a, uint32_t b) { return KeyAt(a) < KeyAt(b); };
+  // The sort is the one serial step at the end of phase 1, when the checking
+  // threads are done: two halves on two threads, then merged.
+  const auto middle = handles.begin() + static_cast<std::ptrdiff_t>(handles.size() / 2);
+  std::optional<std::thread> helper;
+  if (handles.size() >= kSortAlone) {
+    try {
+      helper.emplace([&] { std::sort(handles.begin(), middle, less); });
+    } catch (const std::system_error&) {
+      // No thread to be had: one sort does it all.
+    }
+  }
+  if (!helper) {
+    std::sort(handles.begin(), handles.end(), less);
+    return handles;
+  }
+  std::sort(middle, handles.end(), less);
+  helper->join();
+  std::inplace_merge(handles.begin(), middle, handles.end(), less);
   return handles;
 }
 

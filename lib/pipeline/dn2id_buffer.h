@@ -14,7 +14,8 @@
 // and hash slots) stays within the budget it is given, plus the record that
 // crosses it and the hash slots' last doubling.
 //
-// Thread safety: none; used by the loader's writing thread only.
+// Thread safety: none; used by the loader's writing thread only (Sorted()
+// runs a helper thread of its own).
 #pragma once
 
 #include <cstddef>
@@ -32,7 +33,8 @@ class Dn2IdBuffer {
   // `budget_bytes` 0 holds nothing: full() is always true.
   explicit Dn2IdBuffer(size_t budget_bytes);
 
-  // REQUIRES: `key` is not held.
+  // REQUIRES: `key` is not held and is at most 65,535 bytes (store keys are
+  // at most 511).
   void Add(std::string_view key, std::string_view value);
   // The value held under `key`, valid until the next Add or Clear.
   std::optional<std::string_view> Find(std::string_view key) const;
@@ -52,11 +54,13 @@ class Dn2IdBuffer {
   void Clear();
 
  private:
+  std::string_view KeyAt(uint32_t handle) const;
   void Grow();
 
   size_t budget_;
   size_t count_ = 0;
-  // Records one after another: key length, key, value length, value (varints).
+  // Records one after another: key length (2 bytes, host order), key, value
+  // length (varint), value.
   std::string arena_;
   // Open addressing, a power of two in size: upper 32 bits of the key's hash,
   // lower 32 bits the record's offset + 1 (0: empty slot).

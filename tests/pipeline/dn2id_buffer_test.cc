@@ -16,9 +16,10 @@ TEST_CASE("held records are found by key and come out in key order") {
   Dn2IdBuffer buffer(size_t{16} << 20);
   std::map<std::string, std::string> expected;
   std::mt19937_64 random(42);
-  // Enough to grow the hash slots several times; keys share long prefixes
-  // as DN sort keys do, and one is a prefix of another.
-  for (int i = 0; i < 20000; ++i) {
+  // Enough to grow the hash slots several times and to sort in two halves;
+  // keys share long prefixes as DN sort keys do, and one is a prefix of
+  // another.
+  for (int i = 0; i < 80000; ++i) {
     std::string key = "dc=com\0dc=example\0ou="s + std::to_string(random() % 50) + "\0uid="s +
                       std::to_string(random());
     if (expected.contains(key)) continue;
