@@ -99,8 +99,8 @@ std::vector<uint32_t> Dn2IdBuffer::Sorted() const {
     at = static_cast<size_t>(value.data() + value.size() - arena_.data());
   }
   auto less = [this](uint32_t a, uint32_t b) { return KeyAt(a) < KeyAt(b); };
-  // The sort is the one serial step at the end of phase 1, when the checking
-  // threads are done: two halves on two threads, then merged.
+  // At the end of a load this sort is the one step left, with the checking
+  // threads done: two halves on two threads, then merged.
   const auto middle = handles.begin() + static_cast<std::ptrdiff_t>(handles.size() / 2);
   std::optional<std::thread> helper;
   if (handles.size() >= kSortAlone) {

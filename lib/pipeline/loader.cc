@@ -476,8 +476,13 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   append_floor_ = std::max(append_floor_, id + 1);
   std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
   AppendDn2IdValue(id, item.sort_key, &dn2id_value);
-  held_dn2id_.Add(Dn2IdKey(item.sort_key, &dn2id_key), dn2id_value);
-  if (held_dn2id_.full()) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
+  const std::string_view dn2id = Dn2IdKey(item.sort_key, &dn2id_key);
+  if (options_.dn2id_buffer_bytes == 0) {
+    DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, dn2id, dn2id_value));
+  } else {
+    held_dn2id_.Add(dn2id, dn2id_value);
+    if (held_dn2id_.full()) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
+  }
   if (++since_commit_ >= options_.commit_every) {
     since_commit_ = 0;
     std::lock_guard<std::mutex> lock(dictionary_mu_);

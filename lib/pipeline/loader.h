@@ -30,6 +30,8 @@
 // the calling thread takes the batches in input order for the checks that
 // depend on what came before (duplicates, parents) and writes the store. At
 // most a few batches are in flight, so memory does not grow with the input.
+// The native format's dn2id records are held in a buffer of bounded size
+// (dn2id_buffer.h) and written in key order when it is full and at the end.
 //
 // Thread safety: one Loader per run; Run() is called by one thread, which is
 // the only one that touches the store.

@@ -503,8 +503,9 @@ std::vector<std::pair<std::string, std::string>> Dump(Backend backend, const std
 TEST_CASE("dn2id held in memory and written in key order is the dn2id written entry by entry") {
   // Children before parents, a parent that never comes, duplicates of held
   // and of written names spelt otherwise, a long key, then an append: with
-  // every name written at once (0), a flush after every entry (1 byte) and
-  // one flush at the end, the tables and the rejects are the same.
+  // every record put as its entry is stored (0), a flush after every entry
+  // (1 byte) and one flush at the end, the tables and the rejects are the
+  // same.
   const std::string long_uid(600, 'x');
   const std::string first =
       std::string(kTop) + Person("a") + Person("b") + kPeople + Person("c") +
