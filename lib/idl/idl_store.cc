@@ -136,7 +136,13 @@ Status AppendIds(Store* store, std::string_view table, std::string_view index_ke
 }
 
 IdlAppender::IdlAppender(Store* store, std::string table)
-    : store_(store), table_(std::move(table)) {}
+    : output_([store](std::string_view t, std::string_view k, std::string_view v) {
+        return store->Append(t, k, v);
+      }),
+      table_(std::move(table)) {}
+
+IdlAppender::IdlAppender(Output output, std::string table)
+    : output_(std::move(output)), table_(std::move(table)) {}
 
 Status IdlAppender::StartKey(std::string_view index_key) {
   if (index_key.empty() || index_key.size() > kMaxIndexKeySize) {
@@ -164,7 +170,7 @@ Status IdlAppender::FlushFullChunk() {
   AppendStoredKey(key_, full_chunks_, &scratch_key_);
   scratch_value_.clear();
   EncodeChunkBody(chunk_, &scratch_value_);
-  DIRLOAD_RETURN_IF_ERROR(store_->Append(table_, scratch_key_, scratch_value_));
+  DIRLOAD_RETURN_IF_ERROR(output_(table_, scratch_key_, scratch_value_));
   bytes_ += scratch_key_.size() + scratch_value_.size();
   ++full_chunks_;
   chunk_.clear();
@@ -178,7 +184,7 @@ Status IdlAppender::WriteTail() {
   AppendStoredKey(key_, kTailChunk, &scratch_key_);
   scratch_value_.clear();
   EncodeTail(TailHeader{key_ids_, full_chunks_}, chunk_, &scratch_value_);
-  DIRLOAD_RETURN_IF_ERROR(store_->Append(table_, scratch_key_, scratch_value_));
+  DIRLOAD_RETURN_IF_ERROR(output_(table_, scratch_key_, scratch_value_));
   bytes_ += scratch_key_.size() + scratch_value_.size();
   chunk_.clear();
   chunk_bytes_ = 0;

@@ -57,7 +57,13 @@ namespace dirload {
 // key; the table holds no key >= the first key added.
 class IdlAppender {
  public:
+  // Where the records go: by default Store::Append of the table. A build
+  // that encodes lists on one thread and writes them on another gives its own.
+  using Output =
+      std::function<Status(std::string_view table, std::string_view key, std::string_view value)>;
+
   IdlAppender(Store* store, std::string table);  // store outlives this
+  IdlAppender(Output output, std::string table);
   IdlAppender(const IdlAppender&) = delete;
   IdlAppender& operator=(const IdlAppender&) = delete;
 
@@ -77,7 +83,7 @@ class IdlAppender {
   Status FlushFullChunk();
   Status WriteTail();
 
-  Store* store_;
+  Output output_;
   std::string table_;
   std::string key_;  // current index key
   bool have_key_ = false;

@@ -1,10 +1,12 @@
 #include "lib/index/index_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "lib/idl/idl_format.h"
@@ -206,7 +208,11 @@ class IndexBuilderImpl final : public IndexBuilder {
     finished_ = true;
     if (threaded_) {
       DIRLOAD_RETURN_IF_ERROR(Fail(FinishWorkers()));
-      for (const auto& w : workers_) DIRLOAD_RETURN_IF_ERROR(Fail(WriteOut(&w->grouping)));
+      if (options_.drop_existing) {
+        DIRLOAD_RETURN_IF_ERROR(Fail(WriteOutInParallel()));
+      } else {
+        for (const auto& w : workers_) DIRLOAD_RETURN_IF_ERROR(Fail(WriteOut(&w->grouping)));
+      }
     } else if (method_ == IndexMethod::kCache) {
       if (main_.cache.capacity() > 0 && main_.cache.stats().evictions == 0) {
         // Nothing reached the tables yet: every list is whole and the keys
@@ -530,34 +536,68 @@ class IndexBuilderImpl final : public IndexBuilder {
     return MaybeCommit();
   }
 
-  // Whole lists in (table, key) order, into empty tables.
-  Status AppendWhole(uint32_t t, std::string_view key, std::span<const EntryId> ids) {
-    if (appender_ == nullptr || appender_table_ != t) {
-      DIRLOAD_RETURN_IF_ERROR(CloseAppender());
-      appender_ = std::make_unique<IdlAppender>(store_, tables_[t]);
-      appender_table_ = t;
+  // Whole lists in (table, key) order into empty tables, one IdlAppender
+  // at a time, counting what it appended. The build's own writes to the
+  // store (writer_); in a parallel write-out, one per worker, whose records
+  // go to the thread that writes the store.
+  struct ListWriter {
+    explicit ListWriter(IdlAppender::Output out) : output(std::move(out)) {}
+    IdlAppender::Output output;
+    std::unique_ptr<IdlAppender> appender;
+    uint32_t table = 0;
+    uint64_t bytes = 0;                                 // appended so far
+    std::vector<std::pair<uint64_t, uint64_t>> counts;  // per spec: keys, IDs not yet in stats_
+  };
+
+  Status AppendWhole(ListWriter* w, uint32_t t, std::string_view key,
+                     std::span<const EntryId> ids) {
+    if (w->appender == nullptr || w->table != t) {
+      DIRLOAD_RETURN_IF_ERROR(CloseList(w));
+      w->appender = std::make_unique<IdlAppender>(w->output, tables_[t]);
+      w->table = t;
     }
-    uint64_t before = appender_->bytes_written();
-    DIRLOAD_RETURN_IF_ERROR(appender_->AddMany(key, ids));
-    stats_.bytes_written += appender_->bytes_written() - before;
-    IndexBuildStats& st = stats_.indexes[t];
-    ++st.keys;
-    st.ids += ids.size();
-    return MaybeCommit();
+    const uint64_t before = w->appender->bytes_written();
+    DIRLOAD_RETURN_IF_ERROR(w->appender->AddMany(key, ids));
+    w->bytes += w->appender->bytes_written() - before;
+    if (w->counts.empty()) w->counts.resize(specs_.size());
+    ++w->counts[t].first;
+    w->counts[t].second += ids.size();
+    return Status::Ok();
+  }
+
+  static Status CloseList(ListWriter* w) {
+    if (w->appender == nullptr) return Status::Ok();
+    const uint64_t before = w->appender->bytes_written();
+    DIRLOAD_RETURN_IF_ERROR(w->appender->Finish());
+    w->bytes += w->appender->bytes_written() - before;
+    w->appender.reset();
+    return Status::Ok();
+  }
+
+  // A writer's key and ID counts into the stats. Main thread only.
+  void FoldCounts(ListWriter* w) {
+    for (size_t t = 0; t < w->counts.size(); ++t) {
+      stats_.indexes[t].keys += w->counts[t].first;
+      stats_.indexes[t].ids += w->counts[t].second;
+    }
+    w->counts.clear();
   }
 
   // A complete list: appended without reads when the build started from
   // empty tables, else merged into what the table holds.
   Status WriteWhole(uint32_t t, std::string_view key, std::span<const EntryId> ids) {
-    return options_.drop_existing ? AppendWhole(t, key, ids) : FlushEvicted(t, key, ids);
+    if (!options_.drop_existing) return FlushEvicted(t, key, ids);
+    const uint64_t before = writer_.bytes;
+    DIRLOAD_RETURN_IF_ERROR(AppendWhole(&writer_, t, key, ids));
+    stats_.bytes_written += writer_.bytes - before;
+    return MaybeCommit();
   }
 
   Status CloseAppender() {
-    if (appender_ == nullptr) return Status::Ok();
-    uint64_t before = appender_->bytes_written();
-    DIRLOAD_RETURN_IF_ERROR(appender_->Finish());
-    stats_.bytes_written += appender_->bytes_written() - before;
-    appender_.reset();
+    const uint64_t before = writer_.bytes;
+    DIRLOAD_RETURN_IF_ERROR(CloseList(&writer_));
+    stats_.bytes_written += writer_.bytes - before;
+    FoldCounts(&writer_);
     return Status::Ok();
   }
 
@@ -611,15 +651,144 @@ class IndexBuilderImpl final : public IndexBuilder {
     return Status::Ok();
   }
 
+  // The read buffer of each of `runs` runs merged at once: half the sort
+  // memory between them.
+  size_t MergeBuffer(size_t runs) const {
+    return static_cast<size_t>(
+        std::clamp<uint64_t>(options_.sort_memory / (2 * runs), 64 << 10, 4 << 20));
+  }
+
   Status MergeToAppenders(const std::vector<std::string>& runs) {
-    // Split the sort memory between the runs' read buffers.
-    size_t buffer = static_cast<size_t>(
-        std::clamp<uint64_t>(options_.sort_memory / (2 * runs.size()), 64 << 10, 4 << 20));
-    DIRLOAD_RETURN_IF_ERROR(MergeRuns(
-        runs, buffer, [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-          return WriteWhole(t, k, ids);
-        }));
+    DIRLOAD_RETURN_IF_ERROR(
+        MergeRuns(runs, MergeBuffer(runs.size()),
+                  [this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+                    return WriteWhole(t, k, ids);
+                  }));
     return CloseAppender();
+  }
+
+  // WriteOut into `w`, on a thread of a parallel write-out.
+  Status WriteOutTo(Grouping* g, ListWriter* w) {
+    auto to = [this, w](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+      return AppendWhole(w, t, k, ids);
+    };
+    if (g->runs.empty()) {
+      DIRLOAD_RETURN_IF_ERROR(g->cache.Drain(to));
+    } else {
+      DIRLOAD_RETURN_IF_ERROR(MergeRuns(g->runs, MergeBuffer(g->runs.size()), to));
+    }
+    return CloseList(w);
+  }
+
+  // The workers' tables into empty tables. Each worker's lists are drained
+  // or merged and encoded on a thread of their own, which hands the records
+  // over a piece at a time; this thread only appends them (the store has
+  // one writer). A table's records keep their order, so the tables are
+  // those of a serial write-out; the encoding, which was half of it, no
+  // longer waits for the store.
+  Status WriteOutInParallel() {
+    struct Piece {
+      std::string bytes;                             // keys and values, one after another
+      std::vector<std::array<uint32_t, 3>> records;  // table, key size, value size
+    };
+    constexpr size_t kPieceBytes = 1 << 20;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::unique_ptr<Piece>> full, free;  // guarded by mu
+    size_t running = 0;                             // guarded by mu
+    bool stop = false;                              // guarded by mu: the writing failed
+    Status encoded;                                 // guarded by mu: the first encoding error
+    for (size_t i = 0; i < 2 * workers_.size(); ++i) free.push_back(std::make_unique<Piece>());
+
+    // Hands `*piece` over and takes an empty one; false when the writing stopped.
+    auto hand_over = [&](std::unique_ptr<Piece>* piece) {
+      std::unique_lock<std::mutex> lock(mu);
+      full.push_back(std::move(*piece));
+      cv.notify_all();
+      cv.wait(lock, [&] { return !free.empty() || stop; });
+      if (stop) return false;
+      *piece = std::move(free.front());
+      free.pop_front();
+      return true;
+    };
+    std::vector<std::unique_ptr<ListWriter>> writers;
+    std::vector<std::unique_ptr<Piece>> pieces(workers_.size());
+    std::vector<std::thread> threads;
+    std::vector<Grouping*> left;  // no thread to be had: written here afterwards
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        pieces[i] = std::move(free.front());
+        free.pop_front();
+      }
+      std::unique_ptr<Piece>* piece = &pieces[i];
+      auto* w = new ListWriter(nullptr);
+      writers.emplace_back(w);
+      w->output = [&hand_over, piece, w](std::string_view, std::string_view key,
+                                         std::string_view value) {
+        Piece* p = piece->get();
+        p->records.push_back(
+            {w->table, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
+        p->bytes.append(key);
+        p->bytes.append(value);
+        if (p->bytes.size() < kPieceBytes || hand_over(piece)) return Status::Ok();
+        return Status::Internal("index write-out stopped");  // the writer's error is the build's
+      };
+      Grouping* g = &workers_[i]->grouping;
+      try {
+        std::lock_guard<std::mutex> lock(mu);
+        threads.emplace_back([&, g, w, piece] {
+          Status st = WriteOutTo(g, w);
+          std::lock_guard<std::mutex> lock(mu);
+          // A hand-over refused when the writing stopped leaves no piece.
+          if (*piece != nullptr && !(*piece)->records.empty()) full.push_back(std::move(*piece));
+          if (!st.ok()) {
+            if (encoded.ok()) encoded = st;
+            stop = true;
+          }
+          --running;
+          cv.notify_all();
+        });
+        ++running;
+      } catch (const std::system_error&) {
+        writers.pop_back();
+        left.push_back(g);
+      }
+    }
+    Status written;
+    for (;;) {
+      std::unique_ptr<Piece> piece;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return !full.empty() || running == 0; });
+        if (full.empty()) break;
+        piece = std::move(full.front());
+        full.pop_front();
+      }
+      const char* at = piece->bytes.data();
+      for (const auto& [t, key_size, value_size] : piece->records) {
+        if (!written.ok()) break;  // what is left is only taken back, not written
+        std::string_view key(at, key_size), value(at + key_size, value_size);
+        at += key_size + value_size;
+        written = store_->Append(tables_[t], key, value);
+        if (written.ok()) {
+          stats_.bytes_written += key_size + value_size;
+          written = MaybeCommit();
+        }
+      }
+      piece->bytes.clear();
+      piece->records.clear();
+      std::lock_guard<std::mutex> lock(mu);
+      if (!written.ok()) stop = true;
+      free.push_back(std::move(piece));
+      cv.notify_all();
+    }
+    for (std::thread& t : threads) t.join();
+    for (const auto& w : writers) FoldCounts(w.get());
+    DIRLOAD_RETURN_IF_ERROR(written);
+    DIRLOAD_RETURN_IF_ERROR(encoded);
+    for (Grouping* g : left) DIRLOAD_RETURN_IF_ERROR(WriteOut(g));
+    return Status::Ok();
   }
 
   IndexMethod method_;
@@ -634,8 +803,9 @@ class IndexBuilderImpl final : public IndexBuilder {
   std::vector<uint32_t> type_targets_;  // AttributeType::id -> start in target_lists_
   std::vector<uint32_t> target_lists_;
 
-  std::unique_ptr<IdlAppender> appender_;
-  uint32_t appender_table_ = 0;
+  ListWriter writer_{[this](std::string_view t, std::string_view k, std::string_view v) {
+    return store_->Append(t, k, v);
+  }};
   std::mutex temp_mu_;
   std::unique_ptr<ScopedTempDir> temp_dir_;  // guarded by temp_mu_ while workers run
 
