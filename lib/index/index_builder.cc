@@ -341,9 +341,11 @@ class IndexBuilderImpl final : public IndexBuilder {
   // its own runs (at sort_memory / workers). A table's lists thus come
   // from one worker, which saw every entry in ID order: its runs merge as
   // a single-threaded build's do, and the output is the same, byte for
-  // byte. Each worker sorts what it holds at the end, in parallel; the
-  // scanning thread then writes the workers' tables one worker after the
-  // other (the store has one writer).
+  // byte. Each worker sorts what it holds at the end, in parallel. Into
+  // empty tables, the workers' lists are then encoded on one thread per
+  // worker while the scanning thread appends them (WriteOutInParallel: the
+  // store has one writer); otherwise the scanning thread writes them one
+  // worker after the other.
 
   struct Worker {
     Worker(const std::vector<IndexSpec>& specs, const Schema& schema, size_t index)

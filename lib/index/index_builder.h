@@ -28,7 +28,8 @@
 // partial: the caller must leave them marked stale.
 //
 // Thread safety: one calling thread (kSort may start options.threads of its
-// own, which never touch the store). The Schema, the specs' types and the
+// own, and as many again to encode their lists at the end; none of them
+// touches the store). The Schema, the specs' types and the
 // Store must outlive the builder; nothing else may write the store while it
 // runs.
 #pragma once
