@@ -724,8 +724,8 @@ class IndexBuilderImpl final : public IndexBuilder {
         free.pop_front();
       }
       std::unique_ptr<Piece>* piece = &pieces[i];
-      auto* w = new ListWriter(nullptr);
-      writers.emplace_back(w);
+      writers.push_back(std::make_unique<ListWriter>(nullptr));
+      ListWriter* w = writers.back().get();
       w->output = [&hand_over, piece, w](std::string_view, std::string_view key,
                                          std::string_view value) {
         Piece* p = piece->get();
