@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "lib/idl/key_hash.h"
+#include "lib/util/key_hash.h"
 
 namespace dirload {
 namespace {

@@ -5,7 +5,7 @@
 #include <system_error>
 #include <thread>
 
-#include "lib/idl/key_hash.h"
+#include "lib/util/key_hash.h"
 #include "lib/util/coding.h"
 
 namespace dirload {

@@ -32,6 +32,7 @@ bool NormalizationCanFail(Normalizer n, std::string_view value) {
 EntryChecker::EntryChecker(const Schema* schema, bool check_schema)
     : schema_(schema),
       check_schema_(check_schema),
+      dns_(schema),
       object_class_type_(schema->FindAttribute("objectClass")),
       entry_csn_type_(schema->FindAttribute("entryCSN")) {
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
@@ -39,10 +40,13 @@ EntryChecker::EntryChecker(const Schema* schema, bool check_schema)
   }
 }
 
-Status EntryChecker::CheckDn(std::string_view dn, Dn* parsed, std::string* ndn) const {
+Status EntryChecker::CheckDn(std::string_view dn, Dn* parsed, std::string* ndn) {
   Result<Dn> d = ParseDn(dn);
   if (!d.ok()) return d.status();
   *parsed = std::move(*d);
+  // The same normal form from the text, with the parents' names cached; a
+  // failure is told as NormalizeDn tells it for the parsed name.
+  if (dns_.Normalize(dn, ndn).ok()) return Status::Ok();
   return dirload::NormalizeDn(*schema_, *parsed, ndn);
 }
 
@@ -59,8 +63,7 @@ bool EntryChecker::IsUnder(std::string_view ndn, std::string_view nbase) {
 std::string EntryChecker::SortKey(std::string_view ndn) { return DnSortKey(ndn); }
 
 const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view description) {
-  auto it = descriptions_.find(description);
-  if (it != descriptions_.end()) return it->second;
+  if (const DescriptionInfo* known = descriptions_.Find(description)) return *known;
   DescriptionInfo info;
   Result<AttributeDescription> ad = schema_->ParseAttributeDescription(description);
   std::string key;
@@ -78,28 +81,26 @@ const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view des
     info.canonical_name = ad->ToString();
     key = info.canonical_name;
   }
-  auto [c, inserted] = canonical_ids_.emplace(std::move(key), canonical_ids_.size());
-  info.canonical = c->second;
-  return descriptions_.emplace(std::string(description), std::move(info)).first->second;
+  info.canonical = *canonical_ids_.Insert(key, static_cast<uint32_t>(canonical_ids_.size())).first;
+  return *descriptions_.Insert(description, std::move(info)).first;
 }
 
 const ObjectClass* EntryChecker::FindClass(std::string_view name) {
-  auto it = classes_.find(name);
-  if (it != classes_.end()) return it->second;
+  if (const ObjectClass* const* known = classes_.Find(name)) return *known;
   const ObjectClass* oc = schema_->FindObjectClass(name);
-  classes_.emplace(std::string(name), oc);
+  classes_.Insert(name, oc);
   return oc;
 }
 
 const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const ObjectClass*>* classes) {
   std::sort(classes->begin(), classes->end());
   classes->erase(std::unique(classes->begin(), classes->end()), classes->end());
-  std::string key;
+  std::string& key = class_key_;
+  key.clear();
   for (const ObjectClass* oc : *classes) {
     key.append(reinterpret_cast<const char*>(&oc->id), sizeof oc->id);
   }
-  auto it = class_sets_.find(key);
-  if (it != class_sets_.end()) return it->second;
+  if (const ClassSetInfo* known = class_sets_.Find(key)) return *known;
 
   ClassSetInfo info;
   info.allowed.assign(schema_->attribute_types().size(), false);
@@ -125,7 +126,7 @@ const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const Objec
     info.error = Status::InvalidArgument("no structural object class");
   }
   info.structural = structural;
-  return class_sets_.emplace(std::move(key), std::move(info)).first->second;
+  return *class_sets_.Insert(key, std::move(info)).first;
 }
 
 Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared* out) {
@@ -161,7 +162,8 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       if (valid.ok() && eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
           NormalizationCanFail(eq->normalizer, a.value)) {
         // Kept: the duplicate check and the format's normalized copies use it.
-        valid = NormalizeEquality(*schema_, *info.type, a.value, NewNorm(&norm));
+        valid = dn_rule ? dns_.Normalize(a.value, NewNorm(&norm))
+                        : NormalizeEquality(*schema_, *info.type, a.value, NewNorm(&norm));
         if (!valid.ok()) norm = -1;
       }
       if (!valid.ok()) {

@@ -30,14 +30,15 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ldif/record.h"
 #include "lib/pipeline/operational_attributes.h"
 #include "lib/schema/dn.h"
+#include "lib/schema/dn_normalizer.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
+#include "lib/util/string_map.h"
 
 namespace dirload {
 
@@ -47,7 +48,7 @@ class EntryChecker {
   EntryChecker(const Schema* schema, bool check_schema);
 
   // Parses and normalises `dn` (distinguishedNameMatch) into *parsed and *ndn.
-  Status CheckDn(std::string_view dn, Dn* parsed, std::string* ndn) const;
+  Status CheckDn(std::string_view dn, Dn* parsed, std::string* ndn);
   Result<std::string> NormalizeDn(std::string_view dn) const;
   // Normalised DN of the parent; empty for a one-RDN DN.
   // REQUIRES: ndn came from CheckDn or NormalizeDn.
@@ -78,13 +79,6 @@ class EntryChecker {
   const Schema& schema() const { return *schema_; }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  template <typename V>
-  using Map = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
-
   struct DescriptionInfo {
     Status error;                         // why the description is unusable, else OK
     bool error_is_syntax = false;         // malformed or bad option, not just an undefined type
@@ -109,11 +103,12 @@ class EntryChecker {
 
   const Schema* schema_;
   bool check_schema_;
+  DnNormalizer dns_;  // entry names and DN-valued attributes
   const AttributeType* object_class_type_;
-  Map<DescriptionInfo> descriptions_;
-  Map<uint32_t> canonical_ids_;
-  Map<const ObjectClass*> classes_;
-  Map<ClassSetInfo> class_sets_;
+  StringMap<DescriptionInfo> descriptions_;
+  StringMap<uint32_t> canonical_ids_;
+  StringMap<const ObjectClass*> classes_;
+  StringMap<ClassSetInfo> class_sets_;
   // Per-entry scratch, kept to avoid allocating per entry.
   struct Present {
     const DescriptionInfo* info;
@@ -132,7 +127,7 @@ class EntryChecker {
   std::vector<const ObjectClass*> entry_classes_;
   std::vector<uint64_t> seen_;  // by attribute type id: the entry number that had it
   uint64_t entry_number_ = 0;
-  std::string scratch_;
+  std::string class_key_;  // ClassSet's key, kept to avoid allocating per entry
   std::array<const AttributeType*, kOperationalAttributeCount> operational_types_{};
   const AttributeType* entry_csn_type_ = nullptr;
   // CheckRepeatedValues' scratch: the keys of one attribute's values.

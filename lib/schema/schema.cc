@@ -15,7 +15,7 @@ using schema_internal::EqualsIgnoreCase;
 
 // Looks `key` up lower-cased, without allocating for ordinary name lengths.
 template <typename Map>
-typename Map::mapped_type FindLower(const Map& map, std::string_view key) {
+auto FindLower(const Map& map, std::string_view key) {
   char buf[96];
   std::string big;
   std::string_view lowered;
@@ -26,8 +26,8 @@ typename Map::mapped_type FindLower(const Map& map, std::string_view key) {
     big = AsciiLowerCopy(key);
     lowered = big;
   }
-  auto it = map.find(lowered);
-  return it == map.end() ? nullptr : it->second;
+  const auto* found = map.Find(lowered);
+  return found == nullptr ? nullptr : *found;
 }
 
 std::string Quote(std::string_view name, std::string_view oid) {
@@ -129,7 +129,7 @@ std::string AttributeDescription::ToString() const {
 Schema::Schema() {
   for (const Syntax& s : BuiltinSyntaxes()) {
     auto owned = std::make_unique<Syntax>(s);
-    syntax_index_.emplace(owned->oid, owned.get());
+    syntax_index_.Insert(owned->oid, owned.get());
     syntaxes_.push_back(std::move(owned));
   }
 }
@@ -221,8 +221,8 @@ const ObjectClass* Schema::FindObjectClass(std::string_view name_or_oid) const {
 }
 
 const Syntax* Schema::FindSyntax(std::string_view oid) const {
-  auto it = syntax_index_.find(oid);
-  return it == syntax_index_.end() ? nullptr : it->second;
+  const Syntax* const* found = syntax_index_.Find(oid);
+  return found == nullptr ? nullptr : *found;
 }
 
 Status Schema::AddOidMacro(std::string_view name, std::string_view oid, bool* same_again) {
@@ -296,7 +296,7 @@ Status Schema::AddSyntax(const SyntaxDescription& def) {
                                  existing->desc + "') with other properties");
   }
   auto owned = std::make_unique<Syntax>(std::move(s));
-  syntax_index_.emplace(owned->oid, owned.get());
+  syntax_index_.Insert(owned->oid, owned.get());
   syntaxes_.push_back(std::move(owned));
   return Status::Ok();
 }
@@ -386,8 +386,8 @@ Status Schema::AddAttributeType(const AttributeTypeDescription& def) {
   at->id = static_cast<uint32_t>(attrs_.size());
   at->definition = def;
 
-  attr_index_.emplace(at->oid, at.get());
-  for (const std::string& n : at->names) attr_index_.emplace(AsciiLowerCopy(n), at.get());
+  attr_index_.Insert(at->oid, at.get());
+  for (const std::string& n : at->names) attr_index_.Insert(AsciiLowerCopy(n), at.get());
   attr_list_.push_back(at.get());
   attrs_.push_back(std::move(at));
   return Status::Ok();
@@ -478,8 +478,8 @@ Status Schema::AddObjectClass(const ObjectClassDescription& def) {
     }
   }
 
-  oc_index_.emplace(oc->oid, oc.get());
-  for (const std::string& n : oc->names) oc_index_.emplace(AsciiLowerCopy(n), oc.get());
+  oc_index_.Insert(oc->oid, oc.get());
+  for (const std::string& n : oc->names) oc_index_.Insert(AsciiLowerCopy(n), oc.get());
   oc_list_.push_back(oc.get());
   ocs_.push_back(std::move(oc));
   return Status::Ok();

@@ -29,6 +29,7 @@
 #include "lib/schema/object_class.h"
 #include "lib/schema/syntax.h"
 #include "lib/util/status.h"
+#include "lib/util/string_map.h"
 
 namespace dirload {
 
@@ -126,8 +127,7 @@ class Schema {
 
  private:
   template <typename T>
-  using NameIndex =
-      std::unordered_map<std::string, const T*, schema_internal::StringHash, std::equal_to<>>;
+  using NameIndex = StringMap<const T*>;
 
   std::vector<std::unique_ptr<Syntax>> syntaxes_;
   NameIndex<Syntax> syntax_index_;  // OID -> Syntax

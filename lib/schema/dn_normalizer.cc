@@ -1,0 +1,52 @@
+#include "lib/schema/dn_normalizer.h"
+
+#include "lib/schema/dn.h"
+
+namespace dirload {
+namespace {
+
+// Where the parser would end the leftmost RDN of `text`: the index of its
+// ',' separator, or npos when that cannot be told without parsing (escapes,
+// quotes, a ';' separator, spaces around the ',') or there is no parent.
+size_t SimpleSplit(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    switch (text[i]) {
+      case '\\':
+      case '"':
+      case ';':
+        return std::string_view::npos;
+      case ',':
+        if (i == 0 || i + 1 >= text.size() || text[i - 1] == ' ' || text[i + 1] == ' ') {
+          return std::string_view::npos;
+        }
+        return i;
+      default:
+        break;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+Status DnNormalizer::Normalize(std::string_view text, std::string* out) {
+  const size_t comma = SimpleSplit(text);
+  if (comma == std::string_view::npos) return NormalizeDn(*schema_, text, out);
+  const std::string_view parent = text.substr(comma + 1);
+  const std::string* nparent = parents_.Find(parent);
+  if (nparent == nullptr) {
+    std::string normalized;
+    if (!NormalizeDn(*schema_, parent, &normalized).ok()) return NormalizeDn(*schema_, text, out);
+    if (parents_.size() >= kMaxCached) parents_ = StringMap<std::string>();
+    nparent = parents_.Insert(parent, std::move(normalized)).first;
+  }
+  if (!NormalizeDn(*schema_, text.substr(0, comma), &rdn_).ok()) {
+    return NormalizeDn(*schema_, text, out);
+  }
+  out->assign(rdn_);
+  out->push_back(',');
+  out->append(*nparent);
+  return Status::Ok();
+}
+
+}  // namespace dirload

@@ -1,0 +1,46 @@
+// DnNormalizer: NormalizeDn (dn.h) for the DN values of a load (member,
+// manager, the entries' own names), which mostly end in the same few
+// parents' names: "uid=jo,ou=Sales,dc=example,dc=com". It normalises the
+// leftmost RDN and takes the rest from a cache of the parents' normalised
+// forms, keyed by their text as written, so that a five-RDN value costs
+// about one RDN's work instead of five.
+//
+// The result, and every error, is NormalizeDn's byte for byte: the split is
+// made only where the parser would make it (the first ',' of a leftmost RDN
+// without escapes, quotes or ';' separators, and no space beside that ','),
+// and anything that fails either part is normalised again whole, so that
+// the error names the whole DN as NormalizeDn's does.
+//
+// Memory: at most kMaxCached parents (then the cache starts again).
+//
+// Thread safety: not thread-safe; give each thread its own. The schema is
+// borrowed and must outlive it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "lib/util/status.h"
+#include "lib/util/string_map.h"
+
+namespace dirload {
+
+class Schema;
+
+class DnNormalizer {
+ public:
+  explicit DnNormalizer(const Schema* schema) : schema_(schema) {}
+
+  // NormalizeDn(schema, text, out).
+  Status Normalize(std::string_view text, std::string* out);
+
+  static constexpr size_t kMaxCached = 4096;
+
+ private:
+  const Schema* schema_;
+  StringMap<std::string> parents_;  // parent DN as written -> normalised
+  std::string rdn_;                 // scratch: the leftmost RDN normalised
+};
+
+}  // namespace dirload

@@ -1,0 +1,100 @@
+#include "lib/schema/dn_normalizer.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "lib/schema/dn.h"
+#include "tests/schema/builtin_fixture.h"
+
+namespace dirload {
+namespace {
+
+using testing::BuiltinSchema;
+
+// DnNormalizer must say exactly what NormalizeDn says: the same bytes, or
+// the same error.
+void CheckSameAsNormalizeDn(DnNormalizer* n, const std::string& dn) {
+  std::string want, got = "left over";
+  Status want_status = NormalizeDn(BuiltinSchema(), dn, &want);
+  Status got_status = n->Normalize(dn, &got);
+  CHECK_MESSAGE(got_status.ok() == want_status.ok(), dn);
+  if (want_status.ok()) {
+    CHECK_MESSAGE(got == want, dn);
+  } else {
+    CHECK_MESSAGE(got_status.message() == want_status.message(), dn);
+  }
+}
+
+TEST_CASE("DnNormalizer gives NormalizeDn's result and errors, cached or not") {
+  // Leftmost RDNs and parents that the split must leave to the parser:
+  // escapes, quotes, ';' separators, spaces around ',', multi-valued RDNs,
+  // #hex values, bad values, empty parts.
+  const std::vector<std::string> rdns = {
+      "uid=jo",
+      "CN=Foo  Bar ",
+      "cn=a\\,b",
+      "cn=\"x, y\"",
+      "cn=a ; o=b",
+      "cn=a ",
+      " cn=a",
+      "cn=a+sn=B",
+      "cn=#0403666F6F",
+      "uidNumber=007",
+      "foo=bar",
+      "cn=",
+      "mail=Foo@Example.COM",
+      "cn=a=b",
+      "cn=\\#x",
+      "2.5.4.3=Foo",
+      "",
+  };
+  const std::vector<std::string> parents = {
+      "ou=People,dc=Example,dc=COM",
+      " ou=x,dc=y",
+      "ou=a\\,b,dc=y",
+      "ou=\"q, r\",dc=y",
+      "ou=x;dc=y",
+      "dc=Ä",
+      "ou=x,,dc=y",
+      "ou=x,",
+      "c=USA",
+      "dc=com",
+      "",
+  };
+  DnNormalizer n(&BuiltinSchema());
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass finds the parents cached
+    for (const std::string& rdn : rdns) {
+      CheckSameAsNormalizeDn(&n, rdn);
+      for (const std::string& parent : parents) {
+        CheckSameAsNormalizeDn(&n, rdn + "," + parent);
+        CheckSameAsNormalizeDn(&n, rdn + ", " + parent);
+        CheckSameAsNormalizeDn(&n, rdn + " ," + parent);
+      }
+    }
+  }
+  std::string out;
+  REQUIRE(n.Normalize("UID=Jo,OU=People,DC=Example,DC=Com", &out).ok());
+  CHECK(out == "uid=jo,ou=people,dc=example,dc=com");
+}
+
+TEST_CASE("DnNormalizer stays right when its cache of parents starts again") {
+  DnNormalizer n(&BuiltinSchema());
+  const size_t count = DnNormalizer::kMaxCached * 2 + 10;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string parent = "ou=Unit " + std::to_string(i) + ",dc=Example,dc=com";
+    std::string out;
+    REQUIRE(n.Normalize("cn=X," + parent, &out).ok());
+    CHECK(out == "cn=x,ou=unit " + std::to_string(i) + ",dc=example,dc=com");
+  }
+  // Parents seen before the cache started again are normalised anew.
+  for (size_t i = 0; i < 20; ++i) {
+    std::string out;
+    REQUIRE(n.Normalize("cn=Y,ou=Unit " + std::to_string(i) + ",dc=example,dc=COM", &out).ok());
+    CHECK(out == "cn=y,ou=unit " + std::to_string(i) + ",dc=example,dc=com");
+  }
+}
+
+}  // namespace
+}  // namespace dirload
