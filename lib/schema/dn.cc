@@ -254,8 +254,9 @@ class DnParser {
   size_t pos_ = 0;
 };
 
-// Escapes a normalised value (see dn.h for the exact rule).
-void AppendEscapedValue(std::string_view v, std::string* out) {
+}  // namespace
+
+void AppendEscapedDnValue(std::string_view v, std::string* out) {
   size_t plain_from = 0;  // start of the run of bytes not yet copied
   for (size_t i = 0; i < v.size(); ++i) {
     const auto c = static_cast<unsigned char>(v[i]);
@@ -288,6 +289,8 @@ void AppendEscapedValue(std::string_view v, std::string* out) {
   }
   out->append(v.substr(plain_from));
 }
+
+namespace {
 
 struct NormalizedAva {
   const AttributeType* type;
@@ -368,7 +371,7 @@ Status AppendNormalizedRdn(const Schema& schema, const Rdn& rdn, std::vector<Nor
       }
     }
     NormalizedAva& n = avas->emplace_back(NormalizedAva{type, {}});
-    AppendEscapedValue(*scratch, &n.value);
+    AppendEscapedDnValue(*scratch, &n.value);
   }
   if (avas->size() > 1) {
     std::sort(avas->begin(), avas->end(), [](const NormalizedAva& a, const NormalizedAva& b) {

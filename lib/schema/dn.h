@@ -70,6 +70,10 @@ Status NormalizeDn(const Schema& schema, std::string_view text, std::string* out
 Result<std::string> NormalizeDn(const Schema& schema, std::string_view text);
 Status NormalizeDn(const Schema& schema, const Dn& dn, std::string* out);
 
+// Appends `normalized_value` (a value normalised by its equality rule)
+// escaped as in a normalised DN (the format above).
+void AppendEscapedDnValue(std::string_view normalized_value, std::string* out);
+
 // The following take normalised DNs.
 
 // The parent's normalised DN: everything after the first ','; "" for a

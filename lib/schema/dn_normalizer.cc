@@ -1,6 +1,10 @@
 #include "lib/schema/dn_normalizer.h"
 
+#include "lib/schema/ascii.h"
 #include "lib/schema/dn.h"
+#include "lib/schema/normalize.h"
+#include "lib/schema/schema.h"
+#include "lib/schema/syntax.h"
 
 namespace dirload {
 namespace {
@@ -27,7 +31,61 @@ size_t SimpleSplit(std::string_view text) {
   return std::string_view::npos;
 }
 
+// Whether `rdn` is one "type=value" that the parser would take as written:
+// a descriptor, then printable ASCII with nothing to escape, unescape, trim
+// or split ('#' only matters first). Sets *type and *value when it is.
+bool IsPlainAva(std::string_view rdn, std::string_view* type, std::string_view* value) {
+  const size_t eq = rdn.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == rdn.size()) return false;
+  *type = rdn.substr(0, eq);
+  *value = rdn.substr(eq + 1);
+  if (!schema_internal::IsAsciiAlpha(type->front())) return false;
+  for (char c : *type) {
+    if (!schema_internal::IsKeyChar(c)) return false;
+  }
+  if (value->front() == ' ' || value->front() == '#' || value->back() == ' ') return false;
+  for (char c : *value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7F) return false;
+    switch (c) {
+      case '\\':
+      case '"':
+      case '+':
+      case ',':
+      case ';':
+      case '<':
+      case '>':
+      case '=':
+        return false;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+Status DnNormalizer::NormalizeRdn(std::string_view rdn, std::string* out) {
+  std::string_view type_name, value;
+  if (!IsPlainAva(rdn, &type_name, &value)) return NormalizeDn(*schema_, rdn, out);
+  const AttributeType* const* known = types_.Find(type_name);
+  if (known == nullptr) {
+    if (types_.size() >= kMaxCached) types_ = StringMap<const AttributeType*>();
+    known = types_.Insert(type_name, schema_->FindAttribute(type_name)).first;
+  }
+  const AttributeType* type = *known;
+  // What NormalizeDn does with one AVA; anything it refuses goes to it for
+  // the message.
+  if (type == nullptr || type->equality == nullptr || !ValidateValue(*type, value).ok() ||
+      !NormalizeValue(*schema_, *type->equality, value, &value_).ok()) {
+    return NormalizeDn(*schema_, rdn, out);
+  }
+  out->assign(type->name());
+  out->push_back('=');
+  AppendEscapedDnValue(value_, out);
+  return Status::Ok();
+}
 
 Status DnNormalizer::Normalize(std::string_view text, std::string* out) {
   const size_t comma = SimpleSplit(text);
@@ -40,7 +98,7 @@ Status DnNormalizer::Normalize(std::string_view text, std::string* out) {
     if (parents_.size() >= kMaxCached) parents_ = StringMap<std::string>();
     nparent = parents_.Insert(parent, std::move(normalized)).first;
   }
-  if (!NormalizeDn(*schema_, text.substr(0, comma), &rdn_).ok()) {
+  if (!NormalizeRdn(text.substr(0, comma), &rdn_).ok()) {
     return NormalizeDn(*schema_, text, out);
   }
   out->assign(rdn_);

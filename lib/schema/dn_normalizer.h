@@ -11,7 +11,12 @@
 // and anything that fails either part is normalised again whole, so that
 // the error names the whole DN as NormalizeDn's does.
 //
-// Memory: at most kMaxCached parents (then the cache starts again).
+// The leftmost RDN itself, when it is one plain "type=value" (ASCII, nothing
+// to escape or trim), skips the parser: its type is looked up in a table of
+// the types seen, its value validated and normalised as NormalizeDn does.
+//
+// Memory: at most kMaxCached parents and as many type spellings (then that
+// cache starts again).
 //
 // Thread safety: not thread-safe; give each thread its own. The schema is
 // borrowed and must outlive it.
@@ -27,6 +32,7 @@
 namespace dirload {
 
 class Schema;
+struct AttributeType;
 
 class DnNormalizer {
  public:
@@ -38,9 +44,14 @@ class DnNormalizer {
   static constexpr size_t kMaxCached = 4096;
 
  private:
+  // NormalizeDn of a DN of one RDN.
+  Status NormalizeRdn(std::string_view rdn, std::string* out);
+
   const Schema* schema_;
-  StringMap<std::string> parents_;  // parent DN as written -> normalised
-  std::string rdn_;                 // scratch: the leftmost RDN normalised
+  StringMap<std::string> parents_;         // parent DN as written -> normalised
+  StringMap<const AttributeType*> types_;  // type as written -> type, or null
+  std::string rdn_;                        // scratch: the leftmost RDN normalised
+  std::string value_;                      // scratch: its value normalised
 };
 
 }  // namespace dirload
