@@ -1,5 +1,7 @@
 #include "lib/entry/entry_codec.h"
 
+#include <cstring>
+
 #include "lib/util/coding.h"
 
 namespace dirload {
@@ -19,19 +21,33 @@ void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
 }
 
 void EncodeValues(const std::vector<ValueRef>& values, std::string* out) {
-  size_t runs = 0;
-  for (size_t i = 0; i < values.size(); ++i) {
-    runs += i == 0 || values[i].description != values[i - 1].description;
-  }
-  PutVarint(runs, out);
+  // Measured first, then written through a pointer into one resize: this
+  // runs for every entry, and appending byte by byte checked capacity for
+  // every varint.
+  size_t runs = 0, size = 0;
   for (size_t i = 0; i < values.size();) {
     size_t j = i;
     while (j < values.size() && values[j].description == values[i].description) ++j;
-    PutVarint(values[i].description, out);
-    PutVarint(j - i, out);
+    ++runs;
+    size += VarintLength(values[i].description) + VarintLength(j - i);
+    for (; i < j; ++i) size += VarintLength(values[i].value.size()) + values[i].value.size();
+  }
+  size += VarintLength(runs);
+  const size_t start = out->size();
+  out->resize(start + size);
+  char* p = out->data() + start;
+  p = WriteVarint(runs, p);
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j < values.size() && values[j].description == values[i].description) ++j;
+    p = WriteVarint(values[i].description, p);
+    p = WriteVarint(j - i, p);
     for (; i < j; ++i) {
-      PutVarint(values[i].value.size(), out);
-      out->append(values[i].value);
+      p = WriteVarint(values[i].value.size(), p);
+      if (!values[i].value.empty()) {  // an empty view's data() may be null
+        std::memcpy(p, values[i].value.data(), values[i].value.size());
+        p += values[i].value.size();
+      }
     }
   }
 }

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "lib/entry/entry_codec.h"
+#include "lib/util/coding.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -88,15 +89,5 @@ Status DecodeChunkBody(std::string_view body, EntryId after, std::vector<EntryId
 // Splits a tail value into its header and chunk body.
 Status ParseTail(std::string_view value, TailHeader* header, std::string_view* body);
 void EncodeTail(const TailHeader& header, std::span<const EntryId> ids, std::string* out);
-
-// Bytes the varint of `v` takes.
-inline size_t VarintLength(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
 
 }  // namespace dirload

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lib/idl/idl_format.h"
+#include "lib/schema/ascii.h"
 #include "lib/schema/normalize.h"
 
 namespace dirload {
@@ -22,13 +23,6 @@ void CharStarts(std::string_view s, bool unicode, std::vector<uint32_t>* starts)
     if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts->push_back(i);
   }
   starts->push_back(static_cast<uint32_t>(s.size()));
-}
-
-bool IsAscii(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
 }
 
 uint64_t Finalize(uint64_t z) {
@@ -134,7 +128,7 @@ bool UnicodeSubstrings(const AttributeType& type) {
 
 void AddSubstringValueKeys(std::string_view s, bool unicode, IndexMask mask, KeyList* keys) {
   if ((mask & kIndexSubstr) == 0) return;
-  if (!unicode || IsAscii(s)) {
+  if (!unicode || schema_internal::IsAllAscii(s)) {
     // One byte per character: no offset table needed.
     size_t n = s.size();
     if ((mask & kIndexSubAny) && n >= kSubstrAnyLen) {

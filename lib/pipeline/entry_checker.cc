@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/schema/ascii.h"
 #include "lib/schema/normalize.h"
 
 namespace dirload {
@@ -20,8 +21,7 @@ bool NormalizationCanFail(Normalizer n, std::string_view value) {
     case Normalizer::kCaseIgnore:
     case Normalizer::kCaseExact:
     case Normalizer::kCaseIgnoreList:
-      return std::any_of(value.begin(), value.end(),
-                         [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+      return !schema_internal::IsAllAscii(value);
     default:
       return true;
   }

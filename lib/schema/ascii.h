@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -101,7 +102,23 @@ inline size_t DecodeUtf8(std::string_view s, size_t i, int32_t* cp) {
   return len;
 }
 
+// True when no byte has its high bit set. Eight bytes at a time: values are
+// checked by the million and are mostly ASCII.
+inline bool IsAllAscii(std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ull) return false;
+  }
+  for (; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
+  }
+  return true;
+}
+
 inline bool IsValidUtf8(std::string_view s) {
+  if (IsAllAscii(s)) return true;
   size_t i = 0;
   while (i < s.size()) {
     if (static_cast<unsigned char>(s[i]) < 0x80) {

@@ -155,25 +155,11 @@ void PrepareAscii(std::string_view in, bool fold_case, SubstringPosition pos, st
   if (!seen_other && (saw_space || (!keep_leading && !keep_trailing))) out->assign(" ");
 }
 
-bool AllAscii(std::string_view s) {
-  // Eight bytes at a time: the high bit of any byte marks non-ASCII.
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    __builtin_memcpy(&w, s.data() + i, 8);
-    if (w & 0x8080808080808080ull) return false;
-  }
-  for (; i < s.size(); ++i) {
-    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos,
                       std::string* out) {
-  if (AllAscii(in)) {
+  if (IsAllAscii(in)) {
     PrepareAscii(in, fold_case, pos, out);
     return Status::Ok();
   }

@@ -199,9 +199,7 @@ Status ValidateSyntaxValue(const Syntax& syntax, std::string_view v) {
       if (!schema_internal::IsValidUtf8(v)) return Invalid("Directory String", "not UTF-8");
       return Status::Ok();
     case SyntaxKind::kIA5String:
-      for (char c : v) {
-        if (static_cast<unsigned char>(c) >= 0x80) return Invalid("IA5 String", "non-ASCII byte");
-      }
+      if (!schema_internal::IsAllAscii(v)) return Invalid("IA5 String", "non-ASCII byte");
       return Status::Ok();
     case SyntaxKind::kPrintableString:
     case SyntaxKind::kTelephoneNumber:

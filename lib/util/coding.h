@@ -44,6 +44,24 @@ inline void PutVarint(uint64_t v, std::string* out) {
   out->append(b, n);
 }
 
+// The bytes PutVarint writes for `v`.
+inline size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
+// PutVarint into memory with room for VarintLength(v) bytes; returns the
+// end of what it wrote.
+inline char* WriteVarint(uint64_t v, char* out) {
+  while (v >= 0x80) {
+    *out++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<char>(v);
+  return out;
+}
+
 // Reads a varint from the front of `*in` and removes it. False when `*in` ends
 // inside the varint or it is longer than 10 bytes.
 inline bool GetVarint(std::string_view* in, uint64_t* v) {

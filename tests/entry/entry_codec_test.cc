@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "lib/util/coding.h"
+
 namespace dirload {
 namespace {
 
@@ -39,6 +41,37 @@ TEST_CASE("the encoding is exactly as the header specifies") {
                              "c"
                              "\x01\x01\x00",
                              17));
+}
+
+TEST_CASE("values are encoded as runs of varints, long ones as PutVarint writes them") {
+  // 200 runs (a two-byte count), descriptions past 127 and 16,383, values
+  // of 0, 1 and 300 bytes, appended after what the output already holds.
+  std::vector<std::string> storage;
+  std::vector<ValueRef> values;
+  storage.reserve(600);
+  for (uint32_t r = 0; r < 200; ++r) {
+    const uint32_t description = r * 97;
+    for (size_t len : {size_t{0}, size_t{1}, size_t{300}}) {
+      storage.push_back(std::string(len, static_cast<char>('a' + r % 26)));
+      values.push_back({description, storage.back()});
+    }
+  }
+  std::string want = "prefix";
+  PutVarint(200, &want);
+  for (size_t i = 0; i < values.size(); i += 3) {
+    PutVarint(values[i].description, &want);
+    PutVarint(3, &want);
+    for (size_t k = i; k < i + 3; ++k) {
+      PutVarint(values[k].value.size(), &want);
+      want.append(values[k].value);
+    }
+  }
+  std::string got = "prefix";
+  EncodeValues(values, &got);
+  CHECK(got == want);
+  std::string empty = "x";
+  EncodeValues({}, &empty);
+  CHECK(empty == std::string("x\x00", 2));
 }
 
 TEST_CASE("truncated or damaged encodings are corruption, never a partial entry") {
