@@ -123,20 +123,19 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
   classes_.clear();
   for (size_t i = 0; i < values.size(); ++i) {
     const MdbValue& v = values[i];
-    auto it = descriptions_.find(v.description);
-    if (it == descriptions_.end()) {
-      Description d;
+    Description* d = descriptions_.Find(v.description);
+    if (d == nullptr) {
+      Description nd;
       Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
       // An undefined type reaches here only from a load without schema
       // checks (slapadd -s stores those too): kept as written, with no
       // normalized copy.
-      d.name = desc.ok() ? desc->ToString() : std::string(v.description);
-      d.type = desc.ok() ? desc->type : nullptr;
-      d.normalized = d.type != nullptr && MdbStoresNormalized(*d.type);
-      d.object_class = d.type != nullptr && d.type->oid == kObjectClassOid;
-      it = descriptions_.emplace(std::string(v.description), std::move(d)).first;
+      nd.name = desc.ok() ? desc->ToString() : std::string(v.description);
+      nd.type = desc.ok() ? desc->type : nullptr;
+      nd.normalized = nd.type != nullptr && MdbStoresNormalized(*nd.type);
+      nd.object_class = nd.type != nullptr && nd.type->oid == kObjectClassOid;
+      d = descriptions_.Insert(v.description, std::move(nd)).first;
     }
-    Description* d = &it->second;
     size_t r = 0;
     while (r < records_.size() && records_[r].d != d && records_[r].d->name != d->name) ++r;
     if (r == records_.size()) {

@@ -43,6 +43,7 @@
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/schema/ascii.h"
 #include "lib/util/status.h"
+#include "lib/util/string_map.h"
 
 namespace dirload {
 class Schema;
@@ -191,8 +192,7 @@ class MdbLoadWriter {
     bool has_last = false;
     std::string last_value, last_normalized;
   };
-  std::unordered_map<std::string, Description, schema_internal::StringHash, std::equal_to<>>
-      descriptions_;
+  StringMap<Description> descriptions_;
   // Encode's scratch, kept from entry to entry.
   struct Record {
     Description* d = nullptr;
