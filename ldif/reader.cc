@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -24,9 +25,19 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool IsAlnum(char c) {
+constexpr bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
+
+// The characters of a description's name, OID or option parts (letters,
+// digits, '-', '.', '_'), by byte: every line of the input is checked.
+constexpr std::array<bool, 256> kDescriptionChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[c] = IsAlnum(static_cast<char>(c)) || c == '-' || c == '.' || c == '_';
+  }
+  return t;
+}();
 
 // RFC 2849 AttributeDescription: a name (letter first, then letters, digits,
 // '-') or a numeric OID, followed by ";option" parts of the same characters.
@@ -42,7 +53,7 @@ bool ValidDescription(std::string_view d) {
       at_start = true;
       continue;
     }
-    if (!IsAlnum(c) && c != '-' && c != '.' && c != '_') return false;
+    if (!kDescriptionChars[static_cast<unsigned char>(c)]) return false;
     at_start = false;
   }
   return !at_start;
