@@ -5,8 +5,8 @@
 #include <system_error>
 #include <thread>
 
-#include "lib/util/key_hash.h"
 #include "lib/util/coding.h"
+#include "lib/util/key_hash.h"
 
 namespace dirload {
 namespace {
