@@ -50,6 +50,31 @@ Status EntryChecker::CheckDn(std::string_view dn, Dn* parsed, std::string* ndn) 
   return dirload::NormalizeDn(*schema_, *parsed, ndn);
 }
 
+Status EntryChecker::CheckName(std::string_view dn, Dn* leftmost, std::string* ndn,
+                               std::string* pretty, std::string* pretty_rdn) {
+  if (IsPlainDn(dn)) {
+    const std::string_view rdn = dn.substr(0, std::min(dn.find(','), dn.size()));
+    Result<Dn> first = ParseDn(rdn);
+    if (first.ok() && first->size() == 1 && dns_.Normalize(dn, ndn).ok()) {
+      *leftmost = std::move(*first);
+      pretty->assign(dn);
+      pretty_rdn->assign(rdn);
+      return Status::Ok();
+    }
+  }
+  // Anything else, and any failure, the whole way (its errors are CheckDn's).
+  Dn parsed;
+  DIRLOAD_RETURN_IF_ERROR(CheckDn(dn, &parsed, ndn));
+  *pretty = parsed.ToString();
+  pretty_rdn->clear();
+  if (!parsed.empty()) {
+    parsed.rdns.resize(1);
+    *pretty_rdn = parsed.ToString();
+  }
+  *leftmost = std::move(parsed);
+  return Status::Ok();
+}
+
 Result<std::string> EntryChecker::NormalizeDn(std::string_view dn) const {
   return dirload::NormalizeDn(*schema_, dn);
 }

@@ -49,6 +49,14 @@ class EntryChecker {
 
   // Parses and normalises `dn` (distinguishedNameMatch) into *parsed and *ndn.
   Status CheckDn(std::string_view dn, Dn* parsed, std::string* ndn);
+  // CheckDn for an entry's own name, which also gives the DN and its leftmost
+  // RDN as they are stored (Dn::ToString: types as written, values escaped
+  // where RFC 4514 requires, no insignificant spaces). *leftmost gets the
+  // leftmost RDN only, which is what Prepare needs (nothing for the empty
+  // DN). A plain DN (IsPlainDn), the common case, is stored as written and
+  // only its leftmost RDN is parsed.
+  Status CheckName(std::string_view dn, Dn* leftmost, std::string* ndn, std::string* pretty,
+                   std::string* pretty_rdn);
   Result<std::string> NormalizeDn(std::string_view dn) const;
   // Normalised DN of the parent; empty for a one-RDN DN.
   // REQUIRES: ndn came from CheckDn or NormalizeDn.
@@ -72,8 +80,9 @@ class EntryChecker {
     // null. Valid until the next Prepare.
     std::vector<const std::string*> normalized;
   };
-  // Checks `record` (whose DN parsed as `dn`) and fills *out. objectClass is
-  // required even when schema checking is off, as slapadd -s requires it.
+  // Checks `record` (whose DN parsed as `dn`, its leftmost RDN at least)
+  // and fills *out. objectClass is required even when schema checking is
+  // off, as slapadd -s requires it.
   Status Prepare(const ldif::Record& record, const Dn& dn, Prepared* out);
 
   const Schema& schema() const { return *schema_; }

@@ -273,7 +273,7 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
     return;
   }
   Dn dn;
-  Status st = checker->CheckDn(r.dn(), &dn, &item->ndn);
+  Status st = checker->CheckName(r.dn(), &dn, &item->ndn, &item->pretty_dn, &item->pretty_rdn);
   if (!st.ok()) {
     item->error = st.message().rfind("invalid DN", 0) == 0
                       ? Status::InvalidArgument(st.message())
@@ -289,13 +289,6 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
     return;
   }
   item->sort_key = EntryChecker::SortKey(item->ndn);  // any length: dn.h's long keys
-  item->pretty_dn = dn.ToString();
-  item->pretty_rdn.clear();
-  if (!dn.empty()) {
-    Dn own;
-    own.rdns.push_back(dn.rdns[0]);
-    item->pretty_rdn = own.ToString();
-  }
   item->error = checker->Prepare(r, dn, &item->prepared);
   if (!item->error.ok()) return;
   // Description ids: looked up in this worker's table, which is filled from

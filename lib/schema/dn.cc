@@ -256,6 +256,48 @@ class DnParser {
 
 }  // namespace
 
+bool IsPlainAva(std::string_view rdn, std::string_view* type, std::string_view* value) {
+  const size_t eq = rdn.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == rdn.size()) return false;
+  *type = rdn.substr(0, eq);
+  *value = rdn.substr(eq + 1);
+  if (!IsAsciiAlpha(type->front())) return false;
+  for (char c : *type) {
+    if (!IsKeyChar(c)) return false;
+  }
+  if (value->front() == ' ' || value->front() == '#' || value->back() == ' ') return false;
+  for (char c : *value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7F) return false;
+    switch (c) {
+      case '\\':
+      case '"':
+      case '+':
+      case ',':
+      case ';':
+      case '<':
+      case '>':
+      case '=':
+        return false;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+bool IsPlainDn(std::string_view dn) {
+  if (dn.empty()) return false;
+  for (size_t start = 0;;) {
+    const size_t comma = dn.find(',', start);
+    const size_t end = comma == std::string_view::npos ? dn.size() : comma;
+    std::string_view type, value;
+    if (!IsPlainAva(dn.substr(start, end - start), &type, &value)) return false;
+    if (comma == std::string_view::npos) return true;
+    start = comma + 1;
+  }
+}
+
 void AppendEscapedDnValue(std::string_view v, std::string* out) {
   size_t plain_from = 0;  // start of the run of bytes not yet copied
   for (size_t i = 0; i < v.size(); ++i) {

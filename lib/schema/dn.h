@@ -70,6 +70,15 @@ Status NormalizeDn(const Schema& schema, std::string_view text, std::string* out
 Result<std::string> NormalizeDn(const Schema& schema, std::string_view text);
 Status NormalizeDn(const Schema& schema, const Dn& dn, std::string* out);
 
+// Whether `rdn` is one "type=value" that the parser takes as written: a
+// descriptor, '=', then printable ASCII with nothing to escape, unescape,
+// trim or split ('#' only matters first). Sets *type and *value when it is.
+bool IsPlainAva(std::string_view rdn, std::string_view* type, std::string_view* value);
+// Whether every RDN of `dn` is a plain AVA (IsPlainAva), joined by ','
+// alone: then ParseDn(dn)->ToString() is `dn` itself, and its RDNs end at
+// its commas.
+bool IsPlainDn(std::string_view dn);
+
 // Appends `normalized_value` (a value normalised by its equality rule)
 // escaped as in a normalised DN (the format above).
 void AppendEscapedDnValue(std::string_view normalized_value, std::string* out);

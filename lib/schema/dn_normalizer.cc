@@ -1,6 +1,5 @@
 #include "lib/schema/dn_normalizer.h"
 
-#include "lib/schema/ascii.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/normalize.h"
 #include "lib/schema/schema.h"
@@ -29,39 +28,6 @@ size_t SimpleSplit(std::string_view text) {
     }
   }
   return std::string_view::npos;
-}
-
-// Whether `rdn` is one "type=value" that the parser would take as written:
-// a descriptor, then printable ASCII with nothing to escape, unescape, trim
-// or split ('#' only matters first). Sets *type and *value when it is.
-bool IsPlainAva(std::string_view rdn, std::string_view* type, std::string_view* value) {
-  const size_t eq = rdn.find('=');
-  if (eq == std::string_view::npos || eq == 0 || eq + 1 == rdn.size()) return false;
-  *type = rdn.substr(0, eq);
-  *value = rdn.substr(eq + 1);
-  if (!schema_internal::IsAsciiAlpha(type->front())) return false;
-  for (char c : *type) {
-    if (!schema_internal::IsKeyChar(c)) return false;
-  }
-  if (value->front() == ' ' || value->front() == '#' || value->back() == ' ') return false;
-  for (char c : *value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7F) return false;
-    switch (c) {
-      case '\\':
-      case '"':
-      case '+':
-      case ',':
-      case ';':
-      case '<':
-      case '>':
-      case '=':
-        return false;
-      default:
-        break;
-    }
-  }
-  return true;
 }
 
 }  // namespace

@@ -441,5 +441,29 @@ TEST_CASE("dn2id long keys sort under their cut prefix, so subtree ranges still 
   }
 }
 
+TEST_CASE("a plain DN is stored as written: IsPlainDn") {
+  // Plain: each RDN one descriptor=value of printable ASCII with nothing to
+  // escape, trim or split; then the stored form (ToString) is the text.
+  for (const char* dn :
+       {"uid=jjones,ou=Support,ou=People,dc=example,dc=com", "cn=A  b", "o=x",
+        "ou=Human Resources,dc=x", "mail=a@b.example,dc=x", "cn-x=y", "cn=a#b", "l=San Diego"}) {
+    CAPTURE(dn);
+    CHECK(IsPlainDn(dn));
+    Result<Dn> parsed = ParseDn(dn);
+    REQUIRE(parsed.ok());
+    CHECK(parsed->ToString() == dn);
+  }
+  // Not plain: what the parser unescapes, trims, splits or rewrites, and
+  // what it refuses.
+  for (const char* dn :
+       {"",          " cn=a",    "cn=a ",     "cn=a, o=b",    "cn=a ,o=b", "cn =a",
+        "cn= a",     "cn=a\\,b", "cn=\"a\"",  "cn=a+sn=b",    "cn=a;o=b",  "cn=#04",
+        "cn=a=b",    "cn=a<b",   "2.5.4.3=a", "cn;lang-en=a", "cn=",       "=a",
+        "cn=a,,o=b", "cn=a,",    ",cn=a",     "cn=\xC3\xA9",  "cn=a\tb"}) {
+    CAPTURE(dn);
+    CHECK_FALSE(IsPlainDn(dn));
+  }
+}
+
 }  // namespace
 }  // namespace dirload

@@ -323,7 +323,9 @@ TEST_CASE("mdb writer: FindChild answers from dn2i as written so far, committed 
   REQUIRE_MESSAGE(w.ok(), w.status().ToString());
   MdbLoadWriter& writer = **w;
   auto add = [&](uint64_t id, uint64_t parent, std::string_view nrdn, std::string_view rdn) {
-    const MdbValue oc{"objectClass", "organizationalUnit"};
+    MdbValue oc;
+    oc.description = "objectClass";
+    oc.value = "organizationalUnit";
     Status st = writer.AddEntry(id, parent, nrdn, rdn, std::span<const MdbValue>(&oc, 1));
     REQUIRE_MESSAGE(st.ok(), st.ToString());
   };
