@@ -392,6 +392,8 @@ Status MdbLoad::DescribeExisting() {
 Status MdbLoad::FinishEntries() {
   DIRLOAD_RETURN_IF_ERROR(sink_->Flush());
   DIRLOAD_RETURN_IF_ERROR(writer_->Finish());
+  // Phase 2 writes best through the map (MdbLoadWriter::ReopenForIndexes).
+  if (!options_.writer.index_names.empty()) DIRLOAD_RETURN_IF_ERROR(writer_->ReopenForIndexes());
   // Install syncs once, for both phases; starting the writes now overlaps
   // them with phase 2 instead of waiting for them here or there.
   mdb::MdbEnv* env = &writer_->env();

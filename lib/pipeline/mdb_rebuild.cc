@@ -79,7 +79,8 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
   mdb::MdbEnvOptions wo;
   // slapd's maxsize, else room enough: LMDB maps the file sparsely.
   wo.map_size = map_size != 0 ? map_size : uint64_t{64} << 30;
-  wo.quick = true;  // as slapindex -q: one sync at the end (MdbIndexWriter::Build)
+  wo.quick = true;      // as slapindex -q: one sync at the end (MdbIndexWriter::Build)
+  wo.write_map = true;  // index records change pages all over the file
   for (const IndexSpec& spec : plan.rebuild) wo.index_names.emplace_back(spec.name());
   for (const std::string& n : plan.drop) wo.index_names.push_back(n);
   const bool lock_existed = std::filesystem::exists(dir + "/lock.mdb");

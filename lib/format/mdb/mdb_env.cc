@@ -68,7 +68,8 @@ Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEn
     flags |= MDB_RDONLY;
     if (::access((dir + "/lock.mdb").c_str(), R_OK | W_OK) != 0) flags |= MDB_NOLOCK;
   }
-  if (options.quick && !options.read_only) flags |= MDB_NOSYNC | MDB_WRITEMAP;
+  if (options.quick && !options.read_only) flags |= MDB_NOSYNC;
+  if (options.write_map && !options.read_only) flags |= MDB_WRITEMAP;
   DIRLOAD_RETURN_IF_ERROR(CheckLmdbDataFile(dir + "/data.mdb"));
   rc = mdb_env_open(e, dir.c_str(), flags, 0600);
   if (rc != 0) return env->EngineError(rc, "mdb_env_open");

@@ -49,9 +49,13 @@ struct MdbEnvOptions {
   // absent, and create these index databases. Readers open every index
   // database the environment lists, whatever this says.
   std::vector<std::string> index_names;
-  // slapadd -q: no sync per commit, writable map (MDB_NOSYNC | MDB_WRITEMAP).
-  // Sync() makes the data durable.
+  // slapadd -q: no sync per commit (MDB_NOSYNC); Sync() makes the data
+  // durable.
   bool quick = false;
+  // Writes go straight into a writable map of the file (MDB_WRITEMAP, which
+  // also sizes the file to the map, sparsely) instead of into LMDB's heap
+  // copies of the pages, written at commit. Writers only.
+  bool write_map = false;
 };
 
 // A sub-database handle; valid for the MdbEnv's lifetime.

@@ -55,11 +55,8 @@ Result<std::unique_ptr<MdbLoadWriter>> MdbLoadWriter::Open(const Schema& schema,
                                                            const MdbWriterOptions& options,
                                                            bool existing) {
   std::unique_ptr<MdbLoadWriter> w(new MdbLoadWriter(schema, options));
-  MdbEnvOptions eo;
-  eo.map_size = options.map_size;
-  eo.quick = options.quick;
-  eo.index_names = options.index_names;
-  DIRLOAD_ASSIGN_OR_RETURN(w->env_, MdbEnv::Open(dir, eo));
+  w->dir_ = dir;
+  DIRLOAD_ASSIGN_OR_RETURN(w->env_, MdbEnv::Open(dir, w->EnvOptions(false)));
   DIRLOAD_RETURN_IF_ERROR(w->ReadExisting());
   if (!existing && w->last_id_ != 0) {
     return Status::AlreadyExists(dir + ": the database already holds entries")
@@ -69,6 +66,23 @@ Result<std::unique_ptr<MdbLoadWriter>> MdbLoadWriter::Open(const Schema& schema,
 }
 
 MdbLoadWriter::~MdbLoadWriter() = default;
+
+MdbEnvOptions MdbLoadWriter::EnvOptions(bool write_map) const {
+  MdbEnvOptions eo;
+  eo.map_size = options_.map_size;
+  eo.quick = options_.quick;
+  eo.write_map = write_map;
+  eo.index_names = options_.index_names;
+  return eo;
+}
+
+Status MdbLoadWriter::ReopenForIndexes() {
+  if (!finished_) return UsageError("MdbLoadWriter: ReopenForIndexes before Finish");
+  // LMDB allows one environment per file in a process: the old one goes first.
+  env_.reset();
+  DIRLOAD_ASSIGN_OR_RETURN(env_, MdbEnv::Open(dir_, EnvOptions(true)));
+  return Status::Ok();
+}
 
 Status MdbLoadWriter::ReadExisting() {
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env_->Begin(false));

@@ -54,7 +54,7 @@ namespace dirload::mdb {
 
 struct MdbWriterOptions {
   uint64_t map_size = 0;  // slapd's maxsize; 0: LMDB's default or the existing size
-  bool quick = false;     // slapadd -q: MDB_NOSYNC | MDB_WRITEMAP, one sync at the end
+  bool quick = false;     // slapadd -q: MDB_NOSYNC, one sync at the end
   // Index databases to create (empty) so that slapd finds them; phase 2
   // fills them.
   std::vector<std::string> index_names;
@@ -122,6 +122,12 @@ class MdbLoadWriter {
   // `quick` the caller calls env().Sync() once the database is complete
   // (MdbLoad::Install).
   Status Finish();
+  // After Finish: opens env() again writing through a writable map, for
+  // phase 2. Entries are written best into LMDB's heap pages (new pages,
+  // appended: through a map each is first zero-filled by the kernel), index
+  // records best in place (pages all over the file, each changed many
+  // times: LMDB copies each one once a transaction otherwise).
+  Status ReopenForIndexes();
 
   // The last ID stored (0 for an empty database): the next entry's ID - 1.
   uint64_t last_id() const { return last_id_; }
@@ -133,6 +139,7 @@ class MdbLoadWriter {
  private:
   MdbLoadWriter(const Schema& schema, const MdbWriterOptions& options)
       : schema_(schema), options_(options) {}
+  MdbEnvOptions EnvOptions(bool write_map) const;
   static Result<std::unique_ptr<MdbLoadWriter>> Open(const Schema& schema, const std::string& dir,
                                                      const MdbWriterOptions& options,
                                                      bool existing);
@@ -158,6 +165,7 @@ class MdbLoadWriter {
 
   const Schema& schema_;
   MdbWriterOptions options_;
+  std::string dir_;
   std::unique_ptr<MdbEnv> env_;
   std::optional<MdbTxn> txn_;
   uint32_t txn_entries_ = 0;

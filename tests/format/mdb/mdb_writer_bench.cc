@@ -101,6 +101,7 @@ TEST_CASE("mdb writer bench: phase 1 and phase 2 entries/s" * doctest::skip()) {
   MdbEnvOptions eo;
   eo.index_names = names;
   eo.quick = true;
+  eo.write_map = true;  // as phase 2 of a load
   auto env = MdbEnv::Open(dir, eo);
   REQUIRE(env.ok());
   MdbIndexOptions io;
