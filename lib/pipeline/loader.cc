@@ -16,6 +16,7 @@
 #include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
+#include "lib/util/key_hash.h"
 
 namespace dirload {
 namespace {
@@ -82,6 +83,10 @@ Status Loader::Begin() {
   }
   dictionary_saved_ = dictionary_.size();
   summary_.first_id = next_id_;
+  if (entries_before_ == 0) {
+    filter_added_ = true;
+    added_dns_ = BloomFilter(kAddedFilterBytes);
+  }
   meta.state = DatabaseState::kLoading;
   meta.suffix = options_.suffix;
   meta.next_id = next_id_;
@@ -98,6 +103,9 @@ Status Loader::Begin() {
 Result<std::optional<EntryId>> Loader::LookupDn2Id(std::string_view sort_key) {
   std::string buffer;
   const std::string_view key = Dn2IdKey(sort_key, &buffer);
+  if (filter_added_ && !added_dns_.MayContain(HashBytes(key.data(), key.size(), 0))) {
+    return std::optional<EntryId>();
+  }
   std::string_view stored;
   if (std::optional<std::string_view> held = held_dn2id_.Find(key)) {
     stored = *held;
@@ -167,6 +175,9 @@ Result<std::optional<EntryId>> Loader::LookupId(const std::string& ndn,
     std::string own_key;
     if (sort_key == nullptr) own_key = EntryChecker::SortKey(ndn);
     return LookupDn2Id(sort_key ? std::string_view(*sort_key) : own_key);
+  }
+  if (filter_added_ && !added_dns_.MayContain(HashBytes(ndn.data(), ndn.size(), 0))) {
+    return std::optional<EntryId>();
   }
   // The sink's tree files an entry under its parent's ID.
   EntryId parent = 0;
@@ -391,10 +402,15 @@ Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, const std
   if (ndn == nsuffix_) return Status::Ok();
   std::vector<std::string> missing;
   std::string parent = EntryChecker::ParentOf(ndn);
+  // Entries stay until the end of the run: a parent found once is there.
+  if (!parent.empty() && parent == present_parent_) return Status::Ok();
   while (!parent.empty()) {
     uint64_t ignored = 0;
     DIRLOAD_ASSIGN_OR_RETURN(Found f, Find(parent, &ignored));
-    if (f != Found::kNone) break;
+    if (f != Found::kNone) {
+      if (missing.empty()) present_parent_ = parent;
+      break;
+    }
     missing.push_back(parent);
     if (parent == nsuffix_) break;
     parent = EntryChecker::ParentOf(parent);
@@ -453,6 +469,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     return Status::Ok();
   }
   if (options_.sink != nullptr) {
+    if (filter_added_) added_dns_.Add(HashBytes(ndn.data(), ndn.size(), 0));
     CompleteValues(item);  // the operational values in added_
     return InsertIntoSink(id, item, stored_dn);
   }
@@ -470,6 +487,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
   AppendDn2IdValue(id, item.sort_key, &dn2id_value);
   const std::string_view dn2id = Dn2IdKey(item.sort_key, &dn2id_key);
+  if (filter_added_) added_dns_.Add(HashBytes(dn2id.data(), dn2id.size(), 0));
   if (options_.dn2id_buffer_bytes == 0) {
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, dn2id, dn2id_value));
   } else {

@@ -57,6 +57,7 @@
 #include "lib/pipeline/progress.h"
 #include "lib/pipeline/run_stats.h"
 #include "lib/store/store.h"
+#include "lib/util/bloom_filter.h"
 
 namespace dirload {
 
@@ -195,6 +196,10 @@ class Loader {
     std::unique_ptr<EntrySink::ValueNormalizer> normalizer;  // with a sink that has one
   };
   static constexpr size_t kParentDns = 4096;
+  // What the filter of the DNs this run added may take (BloomFilter: about
+  // one false positive in 12 at 10,000,000 entries, none to speak of at
+  // 1,000,000).
+  static constexpr size_t kAddedFilterBytes = size_t{8} << 20;
 
   Status Begin();
   Status Finish();
@@ -258,6 +263,12 @@ class Loader {
   std::unordered_map<std::string, EntryId> parent_ids_;    // with a sink: ndn -> ID
   std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
   std::string last_parent_ndn_, last_parent_dn_;
+  // The parent ReserveAncestors last found stored: most entries share it.
+  std::string present_parent_;
+  // The DNs this run added (native: their dn2id keys), when the database
+  // held none before: a DN it rules out is not stored, without a lookup.
+  bool filter_added_ = false;
+  BloomFilter added_dns_{0};
   uint64_t since_commit_ = 0;
   Dn2IdBuffer held_dn2id_;  // native: records not written yet
   std::string key_, value_;
