@@ -315,7 +315,8 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
     values.push_back({it->second, value});
   }
   item->encoded_values.clear();
-  EncodeValues(values, &item->encoded_values);
+  // A sink encodes the entry its own way.
+  if (options_.sink == nullptr) EncodeValues(values, &item->encoded_values);
   item->normalized.resize(item->prepared.values.size());
   item->has_normalized.assign(item->prepared.values.size(), 0);
   // The checks' normalizations live in this worker's checker until its next
@@ -470,7 +471,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   }
   if (options_.sink != nullptr) {
     if (filter_added_) added_dns_.Add(HashBytes(ndn.data(), ndn.size(), 0));
-    CompleteValues(item);  // the operational values in added_
+    AddOperationalValues(item);
     return InsertIntoSink(id, item, stored_dn);
   }
   value_.clear();
@@ -547,7 +548,7 @@ Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& s
   return options_.sink->Add(id, parent, item.ndn, stored_dn, sink_values_);
 }
 
-std::string_view Loader::CompleteValues(const Item& item) {
+void Loader::AddOperationalValues(const Item& item) {
   const EntryChecker::Prepared& p = item.prepared;
   added_.clear();
   uint8_t missing = 0;
@@ -560,10 +561,9 @@ std::string_view Loader::CompleteValues(const Item& item) {
   }
   if (missing == 0) {
     if (options_.write_context_csn && !p.entry_csn.empty()) csns_.Add(p.entry_csn);
-    return item.encoded_values;
+    return;
   }
   operational_->Next();
-  added_.clear();
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
     if ((missing & (1u << i)) == 0) continue;
     auto a = static_cast<OperationalAttribute>(i);
@@ -576,6 +576,11 @@ std::string_view Loader::CompleteValues(const Item& item) {
                   ? operational_->entry_csn()
                   : p.entry_csn);
   }
+}
+
+std::string_view Loader::CompleteValues(const Item& item) {
+  AddOperationalValues(item);
+  if (added_.empty()) return item.encoded_values;
   // The encoding (entry_codec.h) is a run count and the runs: the added
   // attributes are new runs after the entry's own, each a description the
   // entry does not have, so the two lists of runs simply follow each other.

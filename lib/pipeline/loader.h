@@ -212,8 +212,11 @@ class Loader {
                 const std::string& stored_dn);
   // Whether `item` comes before skip_to_line.
   bool Skipped(const Item& item) const;
-  // The entry's encoded values with the operational attributes it lacks
-  // appended; notes its entryCSN for -w. The view is valid until the next call.
+  // The operational values the entry lacks, in added_ (lastmod); notes its
+  // entryCSN for -w.
+  void AddOperationalValues(const Item& item);
+  // AddOperationalValues, then the entry's encoded values with those
+  // appended. The view is valid until the next call.
   std::string_view CompleteValues(const Item& item);
   // -w: merges the greatest entryCSN per server ID into the suffix entry's contextCSN.
   Status WriteContextCsn();
@@ -275,8 +278,8 @@ class Loader {
   std::unique_ptr<OperationalAttributes> operational_;                  // lastmod on
   std::array<uint32_t, kOperationalAttributeCount> operational_ids_{};  // dictionary ids
   CsnTracker csns_;                                                     // -w
-  std::vector<ValueRef> added_;                                         // CompleteValues' scratch
-  std::vector<EntrySink::Value> sink_values_;                           // Insert's scratch
+  std::vector<ValueRef> added_;                // AddOperationalValues' output
+  std::vector<EntrySink::Value> sink_values_;  // Insert's scratch
   Status InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn);
   std::string added_runs_, runs_;
   PhaseClock clock_;

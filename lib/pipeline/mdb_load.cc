@@ -224,8 +224,8 @@ std::vector<EntrySink::Value> MdbSink::Owned::View() const {
 
 Status MdbSink::WriteView(EntryId id, EntryId parent, std::string_view nrdn, std::string_view rdn,
                           std::span<const Value> values) {
-  std::vector<mdb::MdbValue> out;
-  out.reserve(values.size());
+  std::vector<mdb::MdbValue>& out = written_values_;
+  out.clear();
   for (const Value& v : values) {
     out.push_back({v.description, v.value, v.generated, v.normalized, v.has_normalized});
   }

@@ -115,6 +115,7 @@ class MdbSink final : public EntrySink {
   EntryId suffix_id_ = 0;
   Owned suffix_;
   std::vector<Value> values_;
+  std::vector<mdb::MdbValue> written_values_;  // WriteView's scratch
 };
 
 struct MdbLoadOptions {

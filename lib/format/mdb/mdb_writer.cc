@@ -128,13 +128,24 @@ Result<uint32_t> MdbLoadWriter::Ad2iNumber(const std::string& description) {
   return n;
 }
 
+uint32_t MdbLoadWriter::OcFlags(std::string_view object_class) {
+  if (const uint32_t* known = oc_flags_.Find(object_class)) return *known;
+  // Entries name a handful of classes, millions of times over.
+  if (oc_flags_.size() >= kMaxOcFlags) oc_flags_ = StringMap<uint32_t>();
+  const std::string_view one[] = {object_class};
+  const uint32_t flags = MdbEntryOcFlags(schema_, one);
+  oc_flags_.Insert(object_class, flags);
+  return flags;
+}
+
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
   // One record per canonical description, in the order of first use
   // (mdb_entry_codec.h has the layout); WriteEncoded then writes the bytes.
   // This runs once per entry on the writing thread.
   records_.clear();
   record_of_.resize(values.size());
-  classes_.clear();
+  ++encoded_entries_;
+  entry_oc_flags_ = MdbEntryOcFlags(schema_, {});  // an entry without classes
   for (size_t i = 0; i < values.size(); ++i) {
     const MdbValue& v = values[i];
     Description* d = descriptions_.Find(v.description);
@@ -148,22 +159,28 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
       nd.type = desc.ok() ? desc->type : nullptr;
       nd.normalized = nd.type != nullptr && MdbStoresNormalized(*nd.type);
       nd.object_class = nd.type != nullptr && nd.type->oid == kObjectClassOid;
+      auto [id, added] =
+          canonical_ids_.Insert(nd.name, static_cast<uint32_t>(canonical_ids_.size()));
+      if (added) canonical_.emplace_back();
+      nd.canonical = *id;
       d = descriptions_.Insert(v.description, std::move(nd)).first;
     }
-    size_t r = 0;
-    while (r < records_.size() && records_[r].d != d && records_[r].d->name != d->name) ++r;
-    if (r == records_.size()) {
+    // One record per canonical name, whichever spelling comes first.
+    Canonical& c = canonical_[d->canonical];
+    if (c.entry != encoded_entries_) {
+      c.entry = encoded_entries_;
+      c.record = static_cast<uint32_t>(records_.size());
       Record rec;
       rec.d = d;
       rec.generated = v.generated;
       rec.normalized = !v.generated && d->normalized;
       records_.push_back(rec);
     }
-    Record& rec = records_[r];
+    Record& rec = records_[c.record];
     ++rec.count;
     if (!v.has_normalized) rec.all_given = false;
-    record_of_[i] = static_cast<uint32_t>(r);
-    if (d->object_class) classes_.push_back(v.value);
+    record_of_[i] = c.record;
+    if (d->object_class) entry_oc_flags_ |= OcFlags(v.value);
   }
   if (records_.size() > 0x7fffffffu)
     return Status::InvalidArgument("mdb entry: too many attributes");
@@ -238,7 +255,7 @@ void MdbLoadWriter::WriteEncoded(std::span<const MdbValue> values, char* base) c
   };
   put_word(static_cast<uint32_t>(records_.size()), base);
   put_word(static_cast<uint32_t>(nvals), base + 4);
-  put_word(MdbEntryOcFlags(schema_, classes_), base + 8);
+  put_word(entry_oc_flags_, base + 8);
   put_word(static_cast<uint32_t>(table_words), base + 12);
   char* word = base + 16;
   char* data = base + 16 + 4 * table_words;

@@ -148,6 +148,8 @@ class MdbLoadWriter {
   // copies still to make and encoded_size_; WriteEncoded writes the bytes
   // (encoded_size_ of them) of the same `values` to `out`.
   Status Encode(uint64_t id, std::span<const MdbValue> values);
+  // MdbEntryOcFlags of one objectClass value, remembered.
+  uint32_t OcFlags(std::string_view object_class);
   void WriteEncoded(std::span<const MdbValue> values, char* out) const;
   Status EnsureTxn();
   Result<uint32_t> Ad2iNumber(const std::string& description);
@@ -196,11 +198,26 @@ class MdbLoadWriter {
     bool normalized = false;    // slapd stores normalized copies
     bool object_class = false;  // objectClass: its values set the ocflags
     uint32_t adx = 0;           // ad2i number, 0 until first used
+    uint32_t canonical = 0;     // in canonical_: one per name
     // The last value Encode normalized itself, and its normalized copy.
     bool has_last = false;
     std::string last_value, last_normalized;
   };
   StringMap<Description> descriptions_;
+  // Per canonical name: which of records_ holds it, when `entry` is the
+  // entry being encoded (Encode's count of entries).
+  struct Canonical {
+    uint64_t entry = 0;
+    uint32_t record = 0;
+  };
+  StringMap<uint32_t> canonical_ids_;
+  std::vector<Canonical> canonical_;
+  uint64_t encoded_entries_ = 0;
+  // objectClass value as written -> its ocflags (MdbEntryOcFlags), up to
+  // kMaxOcFlags of them.
+  static constexpr size_t kMaxOcFlags = 1024;
+  StringMap<uint32_t> oc_flags_;
+  uint32_t entry_oc_flags_ = 0;  // Encode's, for WriteEncoded
   // Encode's scratch, kept from entry to entry.
   struct Record {
     Description* d = nullptr;
@@ -214,7 +231,6 @@ class MdbLoadWriter {
   std::vector<uint32_t> record_of_;    // per value
   std::vector<uint32_t> order_;        // value indexes grouped by record
   std::vector<std::string> computed_;  // normalized copies made here, per value
-  std::vector<std::string_view> classes_;
 };
 
 }  // namespace dirload::mdb
