@@ -1,6 +1,7 @@
 #include "lib/pipeline/dn2id_buffer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <system_error>
 #include <thread>
@@ -42,12 +43,15 @@ std::pair<std::string_view, std::string_view> Dn2IdBuffer::Record(uint32_t handl
   return {key, in.substr(0, value_size)};
 }
 
-void Dn2IdBuffer::Add(std::string_view key, std::string_view value) {
+uint64_t Dn2IdBuffer::Hash(std::string_view key) {
+  return HashBytes(key.data(), key.size(), kSeed);
+}
+
+void Dn2IdBuffer::Add(std::string_view key, uint64_t hash, std::string_view value) {
   // At most half the slots in use keeps the probes short.
   if ((count_ + 1) * 2 > slots_.size()) Grow();
-  const uint64_t hash = HashBytes(key.data(), key.size(), kSeed);
   const size_t mask = slots_.size() - 1;
-  size_t i = hash & mask;
+  size_t i = Slot(hash);
   while (slots_[i] != 0) i = (i + 1) & mask;
   // The whole budget at once: pages not written are not resident, and a
   // string that doubled would hold its old and new copies at the same time.
@@ -62,11 +66,10 @@ void Dn2IdBuffer::Add(std::string_view key, std::string_view value) {
   ++count_;
 }
 
-std::optional<std::string_view> Dn2IdBuffer::Find(std::string_view key) const {
+std::optional<std::string_view> Dn2IdBuffer::Find(std::string_view key, uint64_t hash) const {
   if (count_ == 0) return std::nullopt;
-  const uint64_t hash = HashBytes(key.data(), key.size(), kSeed);
   const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask; slots_[i] != 0; i = (i + 1) & mask) {
+  for (size_t i = Slot(hash); slots_[i] != 0; i = (i + 1) & mask) {
     if (static_cast<uint32_t>(slots_[i] >> 32) != Tag(hash)) continue;
     const uint32_t handle = static_cast<uint32_t>(slots_[i]) - 1;
     if (KeyAt(handle) == key) return Record(handle).second;
@@ -78,11 +81,13 @@ void Dn2IdBuffer::Grow() {
   std::vector<uint64_t> old;
   old.swap(slots_);
   slots_.assign(std::max(kFirstSlots, old.size() * 2), 0);
+  shift_ = 64 - std::countr_zero(slots_.size());
   const size_t mask = slots_.size() - 1;
   for (uint64_t slot : old) {
     if (slot == 0) continue;
-    std::string_view key = KeyAt(static_cast<uint32_t>(slot) - 1);
-    size_t i = HashBytes(key.data(), key.size(), kSeed) & mask;
+    // The tag is the hash's top 32 bits, all that Slot() reads while the
+    // table has at most 2^32 slots (offsets are 32-bit: it has far fewer).
+    size_t i = Slot(slot & ~uint64_t{0xffffffff});
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = slot;
   }
@@ -124,6 +129,7 @@ void Dn2IdBuffer::Clear() {
   count_ = 0;
   std::string().swap(arena_);
   std::vector<uint64_t>().swap(slots_);
+  shift_ = 64;
 }
 
 }  // namespace dirload

@@ -33,11 +33,17 @@ class Dn2IdBuffer {
   // `budget_bytes` 0 holds nothing: full() is always true.
   explicit Dn2IdBuffer(size_t budget_bytes);
 
+  // The hash Add and Find take: a caller that also files the key elsewhere
+  // (the loader's Bloom filter) hashes it once.
+  static uint64_t Hash(std::string_view key);
+
   // REQUIRES: `key` is not held and is at most 65,535 bytes (store keys are
-  // at most 511).
-  void Add(std::string_view key, std::string_view value);
+  // at most 511); `hash` is Hash(key).
+  void Add(std::string_view key, uint64_t hash, std::string_view value);
+  void Add(std::string_view key, std::string_view value) { Add(key, Hash(key), value); }
   // The value held under `key`, valid until the next Add or Clear.
-  std::optional<std::string_view> Find(std::string_view key) const;
+  std::optional<std::string_view> Find(std::string_view key, uint64_t hash) const;
+  std::optional<std::string_view> Find(std::string_view key) const { return Find(key, Hash(key)); }
 
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -62,9 +68,14 @@ class Dn2IdBuffer {
   // Records one after another: key length (2 bytes, host order), key, value
   // length (varint), value.
   std::string arena_;
+  size_t Slot(uint64_t hash) const { return hash >> shift_; }
+
   // Open addressing, a power of two in size: upper 32 bits of the key's hash,
-  // lower 32 bits the record's offset + 1 (0: empty slot).
+  // lower 32 bits the record's offset + 1 (0: empty slot). A key's first
+  // slot is the top bits of its hash, which the upper half keeps: growing
+  // moves slots without reading or hashing the keys again.
   std::vector<uint64_t> slots_;
+  int shift_ = 64;
 };
 
 }  // namespace dirload

@@ -103,11 +103,10 @@ Status Loader::Begin() {
 Result<std::optional<EntryId>> Loader::LookupDn2Id(std::string_view sort_key) {
   std::string buffer;
   const std::string_view key = Dn2IdKey(sort_key, &buffer);
-  if (filter_added_ && !added_dns_.MayContain(HashBytes(key.data(), key.size(), 0))) {
-    return std::optional<EntryId>();
-  }
+  const uint64_t hash = Dn2IdBuffer::Hash(key);
+  if (filter_added_ && !added_dns_.MayContain(hash)) return std::optional<EntryId>();
   std::string_view stored;
-  if (std::optional<std::string_view> held = held_dn2id_.Find(key)) {
+  if (std::optional<std::string_view> held = held_dn2id_.Find(key, hash)) {
     stored = *held;
   } else {
     DIRLOAD_ASSIGN_OR_RETURN(bool found, store_->Get(kDn2IdTable, key, &value_));
@@ -488,11 +487,12 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
   AppendDn2IdValue(id, item.sort_key, &dn2id_value);
   const std::string_view dn2id = Dn2IdKey(item.sort_key, &dn2id_key);
-  if (filter_added_) added_dns_.Add(HashBytes(dn2id.data(), dn2id.size(), 0));
+  const uint64_t hash = Dn2IdBuffer::Hash(dn2id);
+  if (filter_added_) added_dns_.Add(hash);
   if (options_.dn2id_buffer_bytes == 0) {
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, dn2id, dn2id_value));
   } else {
-    held_dn2id_.Add(dn2id, dn2id_value);
+    held_dn2id_.Add(dn2id, hash, dn2id_value);
     if (held_dn2id_.full()) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
   }
   if (++since_commit_ >= options_.commit_every) {
