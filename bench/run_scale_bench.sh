@@ -16,6 +16,7 @@
 #           "baseline", to measure a change side by side
 #   --keep: keep the generated LDIF and the last databases (default: removed
 #           after each size, so that 10M fits on the disk)
+# Free memory is touched once per size first (bench/warm_memory.cc).
 # Writes OUT/scale.csv (one row per run), OUT/scale.md (medians, speed-ups,
 # growth against the first size) and OUT/scale.png (time against entries).
 set -euo pipefail
@@ -125,6 +126,7 @@ for n in $sizes; do
   ldif="$work/people-$n.ldif"
   [[ -s $ldif ]] || "$gen" --entries "$n" --seed 1 -o "$ldif"
   cat "$ldif" > /dev/null  # into the page cache (while it fits), outside the timed region
+  warm_memory
   sruns=${slapadd_runs:-$((n >= 1000000 ? 1 : runs))}
   for ((r = 1; r <= runs; r++)); do
     for f in $formats; do
