@@ -1,7 +1,6 @@
 #include "lib/pipeline/dn2id_buffer.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <system_error>
 #include <thread>
@@ -81,7 +80,6 @@ void Dn2IdBuffer::Grow() {
   std::vector<uint64_t> old;
   old.swap(slots_);
   slots_.assign(std::max(kFirstSlots, old.size() * 2), 0);
-  shift_ = 64 - std::countr_zero(slots_.size());
   const size_t mask = slots_.size() - 1;
   for (uint64_t slot : old) {
     if (slot == 0) continue;
@@ -129,7 +127,6 @@ void Dn2IdBuffer::Clear() {
   count_ = 0;
   std::string().swap(arena_);
   std::vector<uint64_t>().swap(slots_);
-  shift_ = 64;
 }
 
 }  // namespace dirload

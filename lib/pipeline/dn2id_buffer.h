@@ -18,6 +18,7 @@
 // runs a helper thread of its own).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -61,6 +62,8 @@ class Dn2IdBuffer {
 
  private:
   std::string_view KeyAt(uint32_t handle) const;
+  // A hash's first slot: its top bits. REQUIRES: slots_ is not empty.
+  size_t Slot(uint64_t hash) const { return hash >> (64 - std::countr_zero(slots_.size())); }
   void Grow();
 
   size_t budget_;
@@ -68,14 +71,11 @@ class Dn2IdBuffer {
   // Records one after another: key length (2 bytes, host order), key, value
   // length (varint), value.
   std::string arena_;
-  size_t Slot(uint64_t hash) const { return hash >> shift_; }
-
   // Open addressing, a power of two in size: upper 32 bits of the key's hash,
   // lower 32 bits the record's offset + 1 (0: empty slot). A key's first
   // slot is the top bits of its hash, which the upper half keeps: growing
   // moves slots without reading or hashing the keys again.
   std::vector<uint64_t> slots_;
-  int shift_ = 64;
 };
 
 }  // namespace dirload
