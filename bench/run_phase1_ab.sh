@@ -7,10 +7,11 @@
 #
 # usage: bench/run_phase1_ab.sh --before BUILD --after BUILD [--entries N]
 #          [--runs R] [--formats "native mdb"] [--dir WORKDIR]
-# Prints "build format wall_s user_s sys_s" per run, then the medians.
+# Prints one line per run and a table of medians, each format's "after"
+# against its "before".
 set -euo pipefail
 # shellcheck source=bench_common.sh
-source "$(dirname "$0")/bench_common.sh"  # for slapd_conf only
+source "$(dirname "$0")/bench_common.sh"  # slapd_conf, warm_memory, timed_run, report
 
 entries=285000
 runs=5
@@ -44,38 +45,17 @@ build=$after warm_memory
 slapd_conf "$work/db" 274877906944 > "$work/slapd.conf"
 
 results="$work/phase1-ab.txt"
-echo "# build format wall_s user_s sys_s ($entries entries)" | tee "$results"
+: > "$results"
 for ((i = 1; i <= runs; i++)); do
   for side in before after; do
     build=$before
     [[ $side == after ]] && build=$after
     for format in $formats; do
-      rm -rf "$work/db" && mkdir -p "$work/db"
-      if [[ $format == mdb ]]; then
-        args=(-f "$work/slapd.conf")
-      else
-        args=(--db "$work/db" --suffix "$suffix")
-      fi
-      sync
-      t0=$(date +%s.%N)
-      /usr/bin/time -f "%U %S" -o "$work/time.out" "$build/tools/dirload" add --no-index \
-        --progress never "${args[@]}" -l "$ldif" > "$work/cmd.out" 2>&1 ||
-        { cat "$work/cmd.out" >&2; exit 1; }
-      sync -f "$work/db"
-      t1=$(date +%s.%N)
-      read -r user sys < <(tail -n1 "$work/time.out")
-      printf '%s %s %.3f %s %s\n' "$side" "$format" "$(echo "$t1 - $t0" | bc -l)" "$user" \
-        "$sys" | tee -a "$results"
+      args=(--db "$work/db" --suffix "$suffix")
+      [[ $format == mdb ]] && args=(-f "$work/slapd.conf")
+      timed_run "$results" "$format:$side" "$work/db" 1 "$build/tools/dirload" add --no-index \
+        --progress never "${args[@]}" -l "$ldif"
     done
   done
 done
-echo
-echo "medians of $runs: build format wall_s user_s sys_s"
-awk '!/^#/ { k = $1 " " $2; w[k] = w[k] " " $3; u[k] = u[k] " " $4; s[k] = s[k] " " $5 }
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  END { for (k in w) printf "%s %.3f %.2f %.2f\n", k, median(w[k]), median(u[k]), median(s[k]) }' \
-  "$results" | sort
+report "$results" "native=native:before,mdb=mdb:before"
