@@ -103,7 +103,7 @@ Status Loader::Begin() {
 Result<std::optional<EntryId>> Loader::LookupDn2Id(std::string_view sort_key) {
   std::string buffer;
   const std::string_view key = Dn2IdKey(sort_key, &buffer);
-  const uint64_t hash = Dn2IdBuffer::Hash(key);
+  const uint64_t hash = HeldRecords::Hash(key);
   if (filter_added_ && !added_dns_.MayContain(hash)) return std::optional<EntryId>();
   std::string_view stored;
   if (std::optional<std::string_view> held = held_dn2id_.Find(key, hash)) {
@@ -487,7 +487,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
   std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
   AppendDn2IdValue(id, item.sort_key, &dn2id_value);
   const std::string_view dn2id = Dn2IdKey(item.sort_key, &dn2id_key);
-  const uint64_t hash = Dn2IdBuffer::Hash(dn2id);
+  const uint64_t hash = HeldRecords::Hash(dn2id);
   if (filter_added_) added_dns_.Add(hash);
   if (options_.dn2id_buffer_bytes == 0) {
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, dn2id, dn2id_value));

@@ -31,7 +31,8 @@
 // depend on what came before (duplicates, parents) and writes the store. At
 // most a few batches are in flight, so memory does not grow with the input.
 // The native format's dn2id records are held in a buffer of bounded size
-// (dn2id_buffer.h) and written in key order when it is full and at the end.
+// (lib/util/held_records.h) and written in key order when it is full and at
+// the end.
 //
 // Thread safety: one Loader per run; Run() is called by one thread, which is
 // the only one that touches the store.
@@ -51,13 +52,13 @@
 #include "ldif/reader.h"
 #include "ldif/record.h"
 #include "lib/entry/entry_codec.h"
-#include "lib/pipeline/dn2id_buffer.h"
 #include "lib/pipeline/entry_checker.h"
 #include "lib/pipeline/operational_attributes.h"
 #include "lib/pipeline/progress.h"
 #include "lib/pipeline/run_stats.h"
 #include "lib/store/store.h"
 #include "lib/util/bloom_filter.h"
+#include "lib/util/held_records.h"
 
 namespace dirload {
 
@@ -131,8 +132,9 @@ struct LoadOptions {
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
   // Native format: dn2id records held in memory up to this many bytes and
-  // written in key order when it is full and at the end (dn2id_buffer.h);
-  // 0 writes each with its entry. The tool gives it --sort-memory / 4.
+  // written in key order when it is full and at the end
+  // (lib/util/held_records.h); 0 writes each with its entry. The tool gives
+  // it --sort-memory / 4.
   size_t dn2id_buffer_bytes = size_t{64} << 20;
   // Not null: entries go here and the store keeps only the loader's state
   // (meta, dictionary), is never synced and is thrown away afterwards.
@@ -273,7 +275,7 @@ class Loader {
   bool filter_added_ = false;
   BloomFilter added_dns_{0};
   uint64_t since_commit_ = 0;
-  Dn2IdBuffer held_dn2id_;  // native: records not written yet
+  HeldRecords held_dn2id_;  // native: records not written yet
   std::string key_, value_;
   std::unique_ptr<OperationalAttributes> operational_;                  // lastmod on
   std::array<uint32_t, kOperationalAttributeCount> operational_ids_{};  // dictionary ids

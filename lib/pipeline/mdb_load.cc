@@ -128,6 +128,8 @@ MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<I
   mo.writer.map_size =
       db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
   mo.writer.quick = true;  // one sync at the end, as slapadd -q
+  // As the native loader's dn2id records: phase 2's sort memory is not in use yet.
+  mo.writer.held_child_bytes = run.builder.sort_memory / 4;
   for (const IndexSpec& spec : specs) mo.writer.index_names.emplace_back(spec.name());
   mo.index = MdbIndexOptionsFor(db, run);
   return mo;

@@ -2,9 +2,9 @@
 // lib/format/mdb). The loader (loader.h) does every check as for the native
 // format and hands each entry to an EntrySink that writes it with
 // MdbLoadWriter. Whether a DN is taken, and a parent's ID, it asks of
-// slapd's own DN tree (dn2i) as it is being written, as slapadd does: a
-// second tree of names, kept in step, cost phase 1 a fifth of its time at
-// 1M entries. A scratch store beside the build keeps the loader's state
+// slapd's own DN tree (dn2i) as it is being written (and of the child nodes
+// the writer holds back, mdb_writer.h), as slapadd does: a second tree of
+// names, kept in step, cost phase 1 a fifth of its time at 1M entries. A scratch store beside the build keeps the loader's state
 // (meta, attribute dictionary) only.
 //
 // The database is built aside, in DIR/.dirload-build: a new one from

@@ -77,6 +77,22 @@ Result<MdbDnNode> DecodeMdbDnNode(std::string_view bytes) {
   return node;
 }
 
+std::string_view MdbChildNodeOrderBytes(std::string_view node) {
+  const size_t len = (static_cast<size_t>(static_cast<unsigned char>(node[0]) & 0x7f) << 8) |
+                     static_cast<unsigned char>(node[1]);
+  return node.substr(0, 2 + len);
+}
+
+uint64_t MdbChildNodeId(std::string_view node) {
+  return GetLittle64(node.data() + node.size() - 16);
+}
+
+void SetMdbChildNodeNsubs(uint64_t nsubs, std::string* node) {
+  for (size_t i = 0, at = node->size() - 8; i < 8; ++i) {
+    (*node)[at + i] = static_cast<char>((nsubs >> (8 * i)) & 0xff);
+  }
+}
+
 std::string_view MdbDummyRootNode() { return std::string_view(kDummyRoot, sizeof(kDummyRoot)); }
 
 int CompareMdbDnNodes(std::string_view a, std::string_view b) {

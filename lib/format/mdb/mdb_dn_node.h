@@ -55,6 +55,14 @@ Result<std::string> EncodeMdbDnNode(const MdbDnNode& node);
 // dummy root node decodes as a self node with empty RDNs and ID 0.
 Result<MdbDnNode> DecodeMdbDnNode(std::string_view bytes);
 
+// What a writer holding encoded child nodes needs without decoding the
+// RDNs: the bytes the dup order compares (length bytes and nrdn), the
+// child's ID, and nsubs replaced in place.
+// REQUIRES: `node` is an encoded child node (EncodeMdbDnNode).
+std::string_view MdbChildNodeOrderBytes(std::string_view node);
+uint64_t MdbChildNodeId(std::string_view node);
+void SetMdbChildNodeNsubs(uint64_t nsubs, std::string* node);
+
 // The 12 zero bytes slapd stores under key 0 before the suffix's child node.
 std::string_view MdbDummyRootNode();
 

@@ -10,6 +10,7 @@
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/schema/schema.h"
+#include "lib/util/coding.h"
 
 namespace dirload::mdb {
 namespace {
@@ -62,6 +63,8 @@ Result<std::unique_ptr<MdbLoadWriter>> MdbLoadWriter::Open(const Schema& schema,
     return Status::AlreadyExists(dir + ": the database already holds entries")
         .WithOrigin(ErrorOrigin::kDatabase);
   }
+  // Below a parent this load added, only this load's children can be.
+  w->append_children_ = w->last_id_ == 0;
   return w;
 }
 
@@ -116,6 +119,52 @@ Status MdbLoadWriter::EnsureTxn() {
     txn_.emplace(std::move(t));
     txn_entries_ = 0;
   }
+  return Status::Ok();
+}
+
+Status MdbLoadWriter::CommitAndBegin() {
+  DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
+  txn_.reset();
+  DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
+  txn_.emplace(std::move(t));
+  txn_entries_ = 0;
+  return Status::Ok();
+}
+
+const std::string& MdbLoadWriter::HeldKey(uint64_t parent_id, std::string_view node) {
+  held_key_.clear();
+  PutBigEndian64(parent_id, &held_key_);
+  held_key_.append(MdbChildNodeOrderBytes(node));
+  return held_key_;
+}
+
+Status MdbLoadWriter::WriteHeldChildren() {
+  if (held_children_.empty()) return Status::Ok();
+  DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
+  // Each parent's children sort after its self node, which is stored: on a
+  // new database's first flush they are all here, and appended.
+  const MdbPutMode mode = append_children_ ? MdbPutMode::kAppendDup : MdbPutMode::kNoOverwrite;
+  std::string with_nsubs;
+  uint64_t puts = 0;
+  for (uint32_t handle : held_children_.Sorted()) {
+    // In key order each leaf page is touched once anyway: transactions of
+    // a few entries' worth bound the dirty page list only.
+    if (++puts % (uint64_t{4} * options_.entries_per_txn) == 0) {
+      DIRLOAD_RETURN_IF_ERROR(CommitAndBegin());
+    }
+    auto [key, node] = held_children_.Record(handle);
+    std::string_view value = node;
+    if (auto it = parents_.find(MdbChildNodeId(node)); it != parents_.end()) {
+      with_nsubs.assign(node);
+      SetMdbChildNodeNsubs(it->second.nsubs, &with_nsubs);
+      it->second.nsubs_written = it->second.nsubs;
+      value = with_nsubs;
+    }
+    DIRLOAD_RETURN_IF_ERROR(
+        txn_->Put(env_->dn2i(), MdbIdBytes(GetBigEndian64(key.substr(0, 8))), value, mode));
+  }
+  held_children_.Clear();
+  append_children_ = false;
   return Status::Ok();
 }
 
@@ -330,8 +379,22 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   node.nsubs = 1;
   node_.clear();
   DIRLOAD_RETURN_IF_ERROR(EncodeMdbDnNode(node, &node_));
-  DIRLOAD_RETURN_IF_ERROR(
-      txn_->Put(env_->dn2i(), MdbIdBytes(parent_id), node_, MdbPutMode::kNoOverwrite));
+  if (parent_id == 0 || options_.held_child_bytes == 0) {
+    DIRLOAD_RETURN_IF_ERROR(
+        txn_->Put(env_->dn2i(), MdbIdBytes(parent_id), node_, MdbPutMode::kNoOverwrite));
+  } else {
+    const std::string& key = HeldKey(parent_id, node_);
+    const uint64_t hash = HeldRecords::Hash(key);
+    if (held_children_.Find(key, hash).has_value()) {
+      // What the put into dn2i would have refused.
+      return Status::AlreadyExists("entry ID " + std::to_string(id) + ": parent ID " +
+                                   std::to_string(parent_id) + " already has a child " +
+                                   std::string(nrdn))
+          .WithOrigin(ErrorOrigin::kInput);
+    }
+    held_children_.Add(key, hash, node_);
+    if (held_children_.full()) DIRLOAD_RETURN_IF_ERROR(WriteHeldChildren());
+  }
   last_id_ = id;
   ++entries_added_;
   ++txn_entries_;
@@ -351,6 +414,11 @@ Result<std::optional<uint64_t>> MdbLoadWriter::FindChild(uint64_t parent_id,
   // with nothing else filled in finds the stored one.
   node_.clear();
   DIRLOAD_RETURN_IF_ERROR(EncodeMdbDnNode(MdbDnNode{true, std::string(nrdn), {}, 0, 0}, &node_));
+  if (!held_children_.empty()) {
+    if (std::optional<std::string_view> held = held_children_.Find(HeldKey(parent_id, node_))) {
+      return std::optional<uint64_t>(MdbChildNodeId(*held));
+    }
+  }
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string_view> got,
                            txn_->FindDup(env_->dn2i(), MdbIdBytes(parent_id), node_));
   if (!got.has_value()) return std::optional<uint64_t>();
@@ -432,17 +500,16 @@ Status MdbLoadWriter::UpdateStoredAncestors(uint64_t stored_parent, uint64_t add
 Status MdbLoadWriter::WriteDn2i() {
   // The child node of each entry that got children, with its real nsubs
   // (ascending IDs, so the rewrites walk dn2i in key order).
+  // Those whose node was written before their count was final.
   std::vector<std::pair<uint64_t, uint64_t>> fixes;
-  fixes.reserve(parents_.size());
-  for (const auto& [id, p] : parents_) fixes.emplace_back(id, p.nsubs);
+  for (const auto& [id, p] : parents_) {
+    if (p.nsubs != p.nsubs_written) fixes.emplace_back(id, p.nsubs);
+  }
   std::sort(fixes.begin(), fixes.end());
   uint64_t done = 0;
   for (const auto& [id, nsubs] : fixes) {
     if (++done % (uint64_t{4} * options_.entries_per_txn) == 0) {
-      DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
-      txn_.reset();
-      DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
-      txn_.emplace(std::move(t));
+      DIRLOAD_RETURN_IF_ERROR(CommitAndBegin());
     }
     DIRLOAD_RETURN_IF_ERROR(SetChildNsubs(id, nsubs, /*add=*/false));
   }
@@ -459,6 +526,7 @@ Status MdbLoadWriter::Finish() {
     DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
     txn_.emplace(std::move(t));
   }
+  DIRLOAD_RETURN_IF_ERROR(WriteHeldChildren());
   DIRLOAD_RETURN_IF_ERROR(WriteDn2i());
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
   txn_.reset();

@@ -7,11 +7,15 @@
 // copies and ocflags (mdb_normalized.h) and appended to id2e; ad2i numbers
 // are given in order of first use. What dn2i needs (parent, normalized RDN,
 // RDN) is written as each entry comes: its self node appended under its own
-// ID, its child node put among its parent's in slapd's dup order with nsubs
-// 1. Finish() sets the real nsubs (1 + descendants) in the child nodes of
-// the entries that got children, counted as the load went, so memory grows
-// only with the number of parents. Key 0 holds the dummy root node and the
-// suffix's child node.
+// ID; its child node, which goes among its parent's in slapd's dup order, is
+// held in memory (lib/util/held_records.h, up to held_child_bytes) and the
+// held nodes are put in dup order when the buffer is full and at Finish():
+// children come in random order (people in random departments), and put one
+// by one, each transaction rewrote most of dn2i's leaf pages, so the bytes
+// written per entry grew with the database. The nsubs of a child node (1 +
+// descendants) is counted as the load goes, for the entries that got
+// children only; a node written before its count was final is corrected at
+// Finish(). Key 0 holds the dummy root node and the suffix's child node.
 //
 // Attribute records: the values of one description (canonical spelling,
 // "cn;lang-de") are merged into one record in order of first appearance,
@@ -42,6 +46,7 @@
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/schema/ascii.h"
+#include "lib/util/held_records.h"
 #include "lib/util/status.h"
 #include "lib/util/string_map.h"
 
@@ -60,6 +65,9 @@ struct MdbWriterOptions {
   std::vector<std::string> index_names;
   // Entries per write transaction (bounds LMDB's dirty page list).
   uint32_t entries_per_txn = 20000;
+  // dn2i child nodes held in memory up to this many bytes (see above); 0
+  // puts each with its entry. `dirload add` gives it --sort-memory / 4.
+  size_t held_child_bytes = size_t{64} << 20;
 };
 
 // One attribute value of an entry, as read.
@@ -138,7 +146,7 @@ class MdbLoadWriter {
 
  private:
   MdbLoadWriter(const Schema& schema, const MdbWriterOptions& options)
-      : schema_(schema), options_(options) {}
+      : schema_(schema), options_(options), held_children_(options.held_child_bytes) {}
   MdbEnvOptions EnvOptions(bool write_map) const;
   static Result<std::unique_ptr<MdbLoadWriter>> Open(const Schema& schema, const std::string& dir,
                                                      const MdbWriterOptions& options,
@@ -152,6 +160,15 @@ class MdbLoadWriter {
   uint32_t OcFlags(std::string_view object_class);
   void WriteEncoded(std::span<const MdbValue> values, char* out) const;
   Status EnsureTxn();
+  // Commits the open transaction and begins the next.
+  Status CommitAndBegin();
+  // held_children_'s key of a child node under `parent_id`: the parent's ID
+  // (8 bytes, big-endian) and the node's length bytes and nrdn, whose
+  // bytewise order is slapd's dup order.
+  const std::string& HeldKey(uint64_t parent_id, std::string_view node);
+  // Puts the held child nodes into dn2i in key order, each with the nsubs
+  // counted so far.
+  Status WriteHeldChildren();
   Result<uint32_t> Ad2iNumber(const std::string& description);
   Status WriteDn2i();
   // Append mode: nodes of new entries under a stored parent, and nsubs of
@@ -181,13 +198,19 @@ class MdbLoadWriter {
   struct Parent {
     uint64_t parent;
     uint64_t nsubs;
+    uint64_t nsubs_written = 1;  // what the entry's child node says
   };
   std::unordered_map<uint64_t, Parent> parents_;
   // Append: stored parents -> new entries below them.
   std::map<uint64_t, uint64_t> stored_added_;
   uint64_t entries_added_ = 0;
-  std::string node_;           // AddEntry's and FindChild's scratch
-  uint64_t encoded_size_ = 0;  // Encode's layout
+  // Child nodes not in dn2i yet, and whether dn2i held no child node below
+  // a held one's parent when this load began (a new database: the held
+  // nodes are then appended to their parent's, until the first flush).
+  HeldRecords held_children_;
+  bool append_children_ = false;
+  std::string node_, held_key_;  // AddEntry's and FindChild's scratch
+  uint64_t encoded_size_ = 0;    // Encode's layout
   uint64_t table_words_ = 0;
   uint64_t nvals_ = 0;
   // What Encode learnt of each description as written: entries repeat a

@@ -319,6 +319,9 @@ TEST_CASE("mdb writer: FindChild answers from dn2i as written so far, committed 
   std::filesystem::create_directory(dir);
   MdbWriterOptions wo;
   wo.entries_per_txn = 2;  // the third entry starts a new transaction
+  // Child nodes held back until Finish, or put in dn2i with their entry.
+  SUBCASE("held") { wo.held_child_bytes = size_t{1} << 20; }
+  SUBCASE("put at once") { wo.held_child_bytes = 0; }
   auto w = MdbLoadWriter::Create(*schema, dir, wo);
   REQUIRE_MESSAGE(w.ok(), w.status().ToString());
   MdbLoadWriter& writer = **w;
@@ -350,6 +353,12 @@ TEST_CASE("mdb writer: FindChild answers from dn2i as written so far, committed 
   CHECK_FALSE(find(3, "uid=a").has_value());
   CHECK_FALSE(find(4, "uid=b").has_value());
   CHECK_FALSE(find(0, "dc=other,dc=com").has_value());
+  // A second child of one name is refused, held or not.
+  MdbValue oc;
+  oc.description = "objectClass";
+  oc.value = "organizationalUnit";
+  CHECK(writer.AddEntry(5, 1, "ou=groups", "ou=Groups", std::span<const MdbValue>(&oc, 1)).code() ==
+        StatusCode::kAlreadyExists);
   REQUIRE(writer.Finish().ok());
   CHECK(writer.FindChild(1, "ou=people").status().code() == StatusCode::kInvalidArgument);
 }
@@ -440,19 +449,30 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexWriter write the
     }
   };
 
+  // dn2i's child nodes held until Finish (the default), flushed every few
+  // entries (the hash slots alone take 8 KB) or after each, or put with
+  // their entry: the same database every time.
+  const size_t held_budgets[] = {wo.held_child_bytes, 8192 + 512, 1, 0};
+
   SUBCASE("new database") {
-    std::string dir = tmp.File("mine");
-    std::filesystem::create_directory(dir);
-    {
-      auto w = MdbLoadWriter::Create(schema, dir, wo);
-      REQUIRE_MESSAGE(w.ok(), w.status().ToString());
-      std::map<std::string, uint64_t> ids;
-      LoadRecords(schema, exported, 0, n, w->get(), &ids);
-      Status st = (*w)->Finish();
-      REQUIRE_MESSAGE(st.ok(), st.ToString());
+    std::string dir;
+    for (size_t budget : held_budgets) {
+      CAPTURE(budget);
+      dir = tmp.File("mine-" + std::to_string(budget));
+      std::filesystem::create_directory(dir);
+      MdbWriterOptions held = wo;
+      held.held_child_bytes = budget;
+      {
+        auto w = MdbLoadWriter::Create(schema, dir, held);
+        REQUIRE_MESSAGE(w.ok(), w.status().ToString());
+        std::map<std::string, uint64_t> ids;
+        LoadRecords(schema, exported, 0, n, w->get(), &ids);
+        Status st = (*w)->Finish();
+        REQUIRE_MESSAGE(st.ok(), st.ToString());
+      }
+      write_indexes(dir, false);
+      CompareAll(tmp.File("db1"), dir);
     }
-    write_indexes(dir, false);
-    CompareAll(tmp.File("db1"), dir);
 
     // slapindex rebuilding every index of that database changes nothing.
     std::vector<std::string> before;
@@ -479,28 +499,33 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexWriter write the
   }
 
   SUBCASE("append to an existing database") {
-    std::string dir = tmp.File("appended");
-    std::filesystem::create_directory(dir);
-    std::map<std::string, uint64_t> ids;
-    const size_t half = n / 2;
-    {
-      auto w = MdbLoadWriter::Create(schema, dir, wo);
-      REQUIRE(w.ok());
-      LoadRecords(schema, exported, 0, half, w->get(), &ids);
-      REQUIRE((*w)->Finish().ok());
+    for (size_t budget : held_budgets) {
+      CAPTURE(budget);
+      std::string dir = tmp.File("appended-" + std::to_string(budget));
+      std::filesystem::create_directory(dir);
+      MdbWriterOptions held = wo;
+      held.held_child_bytes = budget;
+      std::map<std::string, uint64_t> ids;
+      const size_t half = n / 2;
+      {
+        auto w = MdbLoadWriter::Create(schema, dir, held);
+        REQUIRE(w.ok());
+        LoadRecords(schema, exported, 0, half, w->get(), &ids);
+        REQUIRE((*w)->Finish().ok());
+      }
+      {
+        auto again = MdbLoadWriter::Create(schema, dir, held);
+        CHECK(again.status().code() == StatusCode::kAlreadyExists);
+        auto w = MdbLoadWriter::OpenExisting(schema, dir, held);
+        REQUIRE_MESSAGE(w.ok(), w.status().ToString());
+        CHECK((*w)->last_id() == half);
+        LoadRecords(schema, exported, half, n, w->get(), &ids);
+        Status st = (*w)->Finish();
+        REQUIRE_MESSAGE(st.ok(), st.ToString());
+      }
+      write_indexes(dir, false);
+      CompareAll(tmp.File("db1"), dir);
     }
-    {
-      auto again = MdbLoadWriter::Create(schema, dir, wo);
-      CHECK(again.status().code() == StatusCode::kAlreadyExists);
-      auto w = MdbLoadWriter::OpenExisting(schema, dir, wo);
-      REQUIRE_MESSAGE(w.ok(), w.status().ToString());
-      CHECK((*w)->last_id() == half);
-      LoadRecords(schema, exported, half, n, w->get(), &ids);
-      Status st = (*w)->Finish();
-      REQUIRE_MESSAGE(st.ok(), st.ToString());
-    }
-    write_indexes(dir, false);
-    CompareAll(tmp.File("db1"), dir);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "lib/pipeline/dn2id_buffer.h"
+#include "lib/util/held_records.h"
 
 #include <algorithm>
 #include <cstring>
@@ -22,18 +22,18 @@ uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
 }  // namespace
 
-Dn2IdBuffer::Dn2IdBuffer(size_t budget_bytes)
+HeldRecords::HeldRecords(size_t budget_bytes)
     // Handles are 32-bit offsets into the arena.
     : budget_(std::min<size_t>(budget_bytes, size_t{1} << 31)) {}
 
-std::string_view Dn2IdBuffer::KeyAt(uint32_t handle) const {
+std::string_view HeldRecords::KeyAt(uint32_t handle) const {
   const char* p = arena_.data() + handle;
   uint16_t size;
   std::memcpy(&size, p, sizeof size);
   return {p + sizeof size, size};
 }
 
-std::pair<std::string_view, std::string_view> Dn2IdBuffer::Record(uint32_t handle) const {
+std::pair<std::string_view, std::string_view> HeldRecords::Record(uint32_t handle) const {
   std::string_view key = KeyAt(handle);
   std::string_view in(key.data() + key.size(),
                       arena_.data() + arena_.size() - (key.data() + key.size()));
@@ -42,11 +42,11 @@ std::pair<std::string_view, std::string_view> Dn2IdBuffer::Record(uint32_t handl
   return {key, in.substr(0, value_size)};
 }
 
-uint64_t Dn2IdBuffer::Hash(std::string_view key) {
+uint64_t HeldRecords::Hash(std::string_view key) {
   return HashBytes(key.data(), key.size(), kSeed);
 }
 
-void Dn2IdBuffer::Add(std::string_view key, uint64_t hash, std::string_view value) {
+void HeldRecords::Add(std::string_view key, uint64_t hash, std::string_view value) {
   // At most half the slots in use keeps the probes short.
   if ((count_ + 1) * 2 > slots_.size()) Grow();
   const size_t mask = slots_.size() - 1;
@@ -65,7 +65,7 @@ void Dn2IdBuffer::Add(std::string_view key, uint64_t hash, std::string_view valu
   ++count_;
 }
 
-std::optional<std::string_view> Dn2IdBuffer::Find(std::string_view key, uint64_t hash) const {
+std::optional<std::string_view> HeldRecords::Find(std::string_view key, uint64_t hash) const {
   if (count_ == 0) return std::nullopt;
   const size_t mask = slots_.size() - 1;
   for (size_t i = Slot(hash); slots_[i] != 0; i = (i + 1) & mask) {
@@ -76,7 +76,7 @@ std::optional<std::string_view> Dn2IdBuffer::Find(std::string_view key, uint64_t
   return std::nullopt;
 }
 
-void Dn2IdBuffer::Grow() {
+void HeldRecords::Grow() {
   std::vector<uint64_t> old;
   old.swap(slots_);
   slots_.assign(std::max(kFirstSlots, old.size() * 2), 0);
@@ -91,7 +91,7 @@ void Dn2IdBuffer::Grow() {
   }
 }
 
-std::vector<uint32_t> Dn2IdBuffer::Sorted() const {
+std::vector<uint32_t> HeldRecords::Sorted() const {
   // Handles in arena order, read off the records one after another: the
   // sort's first passes then read the arena front to back.
   std::vector<uint32_t> handles;
@@ -123,7 +123,7 @@ std::vector<uint32_t> Dn2IdBuffer::Sorted() const {
   return handles;
 }
 
-void Dn2IdBuffer::Clear() {
+void HeldRecords::Clear() {
   count_ = 0;
   std::string().swap(arena_);
   std::vector<uint64_t>().swap(slots_);

@@ -1,4 +1,4 @@
-#include "lib/pipeline/dn2id_buffer.h"
+#include "lib/util/held_records.h"
 
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@ namespace {
 using namespace std::string_literals;
 
 TEST_CASE("held records are found by key and come out in key order") {
-  Dn2IdBuffer buffer(size_t{16} << 20);
+  HeldRecords buffer(size_t{16} << 20);
   std::map<std::string, std::string> expected;
   std::mt19937_64 random(42);
   // Enough to grow the hash slots several times and to sort in two halves;
@@ -49,9 +49,9 @@ TEST_CASE("held records are found by key and come out in key order") {
 }
 
 TEST_CASE("the buffer is full at its budget, and empty again after Clear") {
-  Dn2IdBuffer none(0);
+  HeldRecords none(0);
   CHECK(none.full());
-  Dn2IdBuffer small(64 << 10);
+  HeldRecords small(64 << 10);
   int added = 0;
   while (!small.full()) {
     small.Add("key" + std::to_string(added), "12345678");

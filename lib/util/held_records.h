@@ -1,21 +1,22 @@
-// Dn2IdBuffer: dn2id records (lib/schema/dn.h) that the native loader holds
-// in memory instead of writing each as its entry is stored, then writes in
-// key order when the buffer is full and at the end of phase 1.
+// HeldRecords: key/value records a loader holds in memory instead of
+// writing each to its table as it comes, then writes in key order when the
+// buffer is full and at the end.
 //
-// Why: DNs come in an order that is random to dn2id's key order (people in
-// random departments), and an engine that copies every page a transaction
-// touches (LMDB) rewrote most of dn2id's leaf pages at every commit, so the
-// work per entry grew with the database. Written in key order, each leaf page
-// is written once per flush; into an empty table the records are appended,
-// which fills every page.
+// Why: names come in an order that is random to the key order of the tables
+// that file them (people in random departments): the native format's dn2id
+// and slapd's dn2i child nodes. An engine that copies every page a
+// transaction touches (LMDB) then rewrote most of those tables' leaf pages at
+// every commit, so the work per entry grew with the database. Written in key
+// order, each leaf page is written once per flush; into an empty table the
+// records are appended, which fills every page.
 //
-// The buffer answers lookups for what it holds, so the loader's duplicate and
-// parent checks look here first and in the store after. Its memory (records
+// The buffer answers lookups for what it holds, so a loader's duplicate and
+// parent checks look here first and in the table after. Its memory (records
 // and hash slots) stays within the budget it is given, plus the record that
 // crosses it and the hash slots' last doubling.
 //
-// Thread safety: none; used by the loader's writing thread only (Sorted()
-// runs a helper thread of its own).
+// Thread safety: none; used by one writing thread (Sorted() runs a helper
+// thread of its own).
 #pragma once
 
 #include <bit>
@@ -29,10 +30,10 @@
 
 namespace dirload {
 
-class Dn2IdBuffer {
+class HeldRecords {
  public:
   // `budget_bytes` 0 holds nothing: full() is always true.
-  explicit Dn2IdBuffer(size_t budget_bytes);
+  explicit HeldRecords(size_t budget_bytes);
 
   // The hash Add and Find take: a caller that also files the key elsewhere
   // (the loader's Bloom filter) hashes it once.
