@@ -241,10 +241,14 @@ int RunAdd(AddArgs a) {
   // Phase 2's sort memory is not in use yet.
   lo.dn2id_buffer_bytes = index_options->builder.sort_memory / 4;
   if (mdb_load) lo.sink = mdb_load->sink();
-  Loader loader(lo, mdb_load ? mdb_load->scratch() : store.get(), &checker, rejects.get(),
-                &progress);
   PhaseClock clock;
-  Result<LoadSummary> summary = loader.Run(&reader);
+  // The loader's memory (its name filter, the line of each entry loaded)
+  // goes before phase 2 allocates its own.
+  Result<LoadSummary> summary = [&] {
+    Loader loader(lo, mdb_load ? mdb_load->scratch() : store.get(), &checker, rejects.get(),
+                  &progress);
+    return loader.Run(&reader);
+  }();
   if (summary.ok() && mdb_load) {
     Status finished = mdb_load->FinishEntries();
     if (!finished.ok()) summary = finished;
