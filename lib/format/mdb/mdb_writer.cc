@@ -498,9 +498,9 @@ Status MdbLoadWriter::UpdateStoredAncestors(uint64_t stored_parent, uint64_t add
 }
 
 Status MdbLoadWriter::WriteDn2i() {
-  // The child node of each entry that got children, with its real nsubs
-  // (ascending IDs, so the rewrites walk dn2i in key order).
-  // Those whose node was written before their count was final.
+  // The child node of each entry that got children and was written before
+  // its count was final, with its real nsubs (ascending IDs, so the
+  // rewrites walk dn2i in key order).
   std::vector<std::pair<uint64_t, uint64_t>> fixes;
   for (const auto& [id, p] : parents_) {
     if (p.nsubs != p.nsubs_written) fixes.emplace_back(id, p.nsubs);
