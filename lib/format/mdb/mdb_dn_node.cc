@@ -19,6 +19,13 @@ uint64_t GetLittle64(const char* p) {
 
 constexpr char kDummyRoot[12] = {};
 
+// The normalized RDN's length, from a node's first two bytes (the child
+// flag masked off). REQUIRES: at least 2 bytes.
+size_t NrdnLength(std::string_view node) {
+  return (static_cast<size_t>(static_cast<unsigned char>(node[0]) & 0x7f) << 8) |
+         static_cast<unsigned char>(node[1]);
+}
+
 }  // namespace
 
 Status EncodeMdbDnNode(const MdbDnNode& node, std::string* out) {
@@ -53,7 +60,7 @@ Result<MdbDnNode> DecodeMdbDnNode(std::string_view bytes) {
   MdbDnNode node;
   auto b0 = static_cast<unsigned char>(bytes[0]);
   node.child = (b0 & 0x80) != 0;
-  size_t len = (static_cast<size_t>(b0 & 0x7f) << 8) | static_cast<unsigned char>(bytes[1]);
+  const size_t len = NrdnLength(bytes);
   size_t tail = node.child ? 16 : 8;
   // nrdn NUL rdn NUL id [nsubs]
   if (bytes.size() < 2 + len + 1 + 1 + tail) {
@@ -78,9 +85,7 @@ Result<MdbDnNode> DecodeMdbDnNode(std::string_view bytes) {
 }
 
 std::string_view MdbChildNodeOrderBytes(std::string_view node) {
-  const size_t len = (static_cast<size_t>(static_cast<unsigned char>(node[0]) & 0x7f) << 8) |
-                     static_cast<unsigned char>(node[1]);
-  return node.substr(0, 2 + len);
+  return node.substr(0, 2 + NrdnLength(node));
 }
 
 uint64_t MdbChildNodeId(std::string_view node) {
@@ -100,7 +105,7 @@ int CompareMdbDnNodes(std::string_view a, std::string_view b) {
   auto ub = reinterpret_cast<const unsigned char*>(b.data());
   if (int d = ua[0] - ub[0]) return d;
   if (int d = ua[1] - ub[1]) return d;
-  size_t len = (static_cast<size_t>(ua[0] & 0x7f) << 8) | ua[1];
+  const size_t len = NrdnLength(a);
   // Same length on both sides; strncmp semantics: stop at a NUL, bytes unsigned.
   for (size_t i = 0; i < len; ++i) {
     unsigned char ca = ua[2 + i], cb = ub[2 + i];
