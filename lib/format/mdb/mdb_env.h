@@ -102,7 +102,8 @@ class MdbTxn {
   // or, in a write transaction, the next write.
   Result<std::string_view> Get(MdbDb db, std::string_view key);
   // Every (key, value) pair in order, duplicates included; stops at and
-  // returns the first non-OK status `fn` returns.
+  // returns the first non-OK status `fn` returns. The views stay valid as
+  // Get's do (in a read transaction, until it ends).
   Status Scan(MdbDb db,
               const std::function<Status(std::string_view key, std::string_view value)>& fn);
   // The pairs from the first key >= `from` on, in order, while `fn` returns
