@@ -23,8 +23,9 @@
 // of the index has 4 bytes (the default hashes, presence, 4-byte integer
 // keys), sorted by a radix sort; otherwise a key number, plus one copy of
 // each distinct key. IDs have 32 bits (entry IDs beyond 2^32 - 1 are
-// Unsupported). When the pairs exceed MdbIndexOptions::memory_budget, those
-// gathered so far are sorted into a run file (lib/index/sorted_runs.h) and
+// Unsupported). When a group's pairs exceed its share of
+// MdbIndexOptions::memory_budget (below), those gathered so far are sorted
+// into a run file (lib/index/sorted_runs.h) and
 // the runs are merged at the end; with a budget of 0 everything stays in
 // memory.
 //
@@ -34,7 +35,11 @@
 // way (LMDB has one writer; each write task commits before it ends, as a
 // write transaction belongs to its thread), else scan the next group. So
 // one group's writes overlap the next one's scan and both cores stay busy.
-// The budget is shared by the two groups scanned at once.
+// Each group may hold a quarter of the budget before it spills: two groups
+// are scanned while a third is written, and a radix sort needs a second
+// array as large as the group's largest index. Each scan reads a few dozen
+// entries ahead of its decoding and asks the processor for their first
+// bytes early.
 //
 // MdbIndexOptions::method kCache builds the same databases another way:
 // one scan of id2e inside the write transaction feeds an IdlCache, and each
@@ -67,7 +72,8 @@ struct MdbIndexOptions {
   bool rebuild = false;
   // Puts per write transaction (bounds LMDB's dirty page list).
   uint32_t puts_per_txn = 200000;
-  // Bytes of (key, ID) pairs held before spilling a sorted run; 0: no limit.
+  // Bytes the pairs and their sorting may take in all (each group spills a
+  // sorted run past a quarter of it); 0: no limit.
   size_t memory_budget = size_t{1} << 30;
   // Where run files go (a private directory under it); empty: $TMPDIR or /tmp.
   std::string temp_dir;
