@@ -102,6 +102,7 @@ struct ValueBatch {
   std::vector<uint32_t> spec_ends;   // per value: end of its specs
   std::vector<uint16_t> specs;
   int remaining = 0;  // workers yet to process it; guarded by the builder's mu_
+  size_t held = 0;    // bytes, set when it is handed over; guarded likewise
 
   // Calls fn(spec, value) for each value of entry `e` and each spec it goes
   // to. `*value` is the number of values of the entries before it; it is
@@ -120,10 +121,22 @@ struct ValueBatch {
     spec_ends.clear();
     specs.clear();
   }
+  size_t bytes() const {
+    return ids.size() * sizeof(EntryId) + (value_ends.size() + spec_ends.size()) * 4 +
+           values.bytes() + specs.size() * 2;
+  }
 };
 
 constexpr size_t kBatchEntries = 256;
-constexpr size_t kBatchesInFlight = 4;
+// Batches handed over and not yet done by every worker: at most this many,
+// and new ones are made only while those in flight hold less than
+// kBatchBytesInFlight. A worker that spills a run stops taking batches for
+// a while; with 4 batches in flight the scanning thread soon waited for it,
+// and the other worker for the scanning thread, so a core stood idle
+// through every spill. Deeper, the others go on meanwhile: phase 2 of a
+// native 1M load took 6.7-7.0 s instead of 7.1-8.1 s.
+constexpr size_t kBatchesInFlight = 256;
+constexpr size_t kBatchBytesInFlight = size_t{32} << 20;
 
 class IndexBuilderImpl final : public IndexBuilder {
  public:
@@ -360,15 +373,16 @@ class IndexBuilderImpl final : public IndexBuilder {
   };
 
   Status TakeFreeBatch() {
-    if (batches_.empty()) {
-      for (size_t i = 0; i < kBatchesInFlight; ++i) {
-        batches_.push_back(std::make_unique<ValueBatch>());
-        free_.push_back(batches_.back().get());
-      }
-    }
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !free_.empty() || !group_status_.ok(); });
+    auto may_add = [this] {
+      return batches_.size() < kBatchesInFlight && bytes_in_flight_ < kBatchBytesInFlight;
+    };
+    cv_.wait(lock, [&] { return !free_.empty() || may_add() || !group_status_.ok(); });
     if (!group_status_.ok()) return group_status_;
+    if (free_.empty()) {
+      batches_.push_back(std::make_unique<ValueBatch>());
+      free_.push_back(batches_.back().get());
+    }
     filling_ = free_.back();
     free_.pop_back();
     filling_->Clear();
@@ -381,6 +395,8 @@ class IndexBuilderImpl final : public IndexBuilder {
       std::lock_guard<std::mutex> lock(mu_);
       if (!group_status_.ok()) return group_status_;
       filling_->remaining = static_cast<int>(workers_.size());
+      filling_->held = filling_->bytes();
+      bytes_in_flight_ += filling_->held;
       for (const auto& w : workers_) w->queue.push_back(filling_);
     }
     filling_ = nullptr;
@@ -436,7 +452,10 @@ class IndexBuilderImpl final : public IndexBuilder {
       Status st = Process(w, *b, budget);
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (--b->remaining == 0) free_.push_back(b);
+        if (--b->remaining == 0) {
+          bytes_in_flight_ -= b->held;
+          free_.push_back(b);
+        }
         if (!st.ok() && group_status_.ok()) group_status_ = st;
       }
       cv_.notify_all();
@@ -813,11 +832,12 @@ class IndexBuilderImpl final : public IndexBuilder {
 
   bool threaded_ = false;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<std::unique_ptr<ValueBatch>> batches_;
+  std::vector<std::unique_ptr<ValueBatch>> batches_;  // guarded by mu_
   std::mutex mu_;
   std::condition_variable cv_;
   ValueBatch* filling_ = nullptr;  // the scanning thread's
   std::vector<ValueBatch*> free_;  // guarded by mu_
+  size_t bytes_in_flight_ = 0;     // guarded by mu_: of the batches handed over
   bool no_more_ = false;           // guarded by mu_
   bool abandon_ = false;           // guarded by mu_
   Status group_status_;            // guarded by mu_

@@ -92,6 +92,8 @@ class KeyList {
   }
   size_t size() const { return ends_.size(); }
   bool empty() const { return ends_.empty(); }
+  // The bytes the keys take (their text and their ends).
+  size_t bytes() const { return bytes_.size() + ends_.size() * sizeof(uint32_t); }
   std::string_view operator[](size_t i) const {
     size_t begin = i == 0 ? 0 : ends_[i - 1];
     return std::string_view(bytes_).substr(begin, ends_[i] - begin);
