@@ -9,6 +9,7 @@
 # usage: bench/run_scale_bench.sh [--entries "285000 1000000"] [--formats "mdb native"]
 #          [--with-slapadd] [--runs R] [--slapadd-runs R] [--sort-memory SIZE]
 #          [--build DIR] [--baseline DIR] [--dir WORKDIR] [--out DIR] [--keep]
+#          [--interleave]
 #   --runs: dirload runs per size and format (default 3; medians)
 #   --slapadd-runs: slapadd runs per size (default: 1 from 1M entries, else --runs)
 #   --sort-memory: passed to dirload add (default: dirload's own)
@@ -16,7 +17,11 @@
 #           "baseline", to measure a change side by side
 #   --keep: keep the generated LDIF and the last databases (default: removed
 #           after each size, so that 10M fits on the disk)
-# Free memory is touched once per size first (bench/warm_memory.cc).
+#   --interleave: run every size in each round (run 1 of each size, then
+#           run 2...) instead of all runs of one size, then the next; every
+#           LDIF is kept until the end
+# Free memory is touched once per size first, or once with --interleave
+# (bench/warm_memory.cc).
 # Writes OUT/scale.csv (one row per run), OUT/scale.md (medians, speed-ups,
 # growth against the first size) and OUT/scale.png (time against entries).
 set -euo pipefail
@@ -37,6 +42,7 @@ baseline=""
 work=/tmp/dirload-scale
 out=""
 keep=0
+interleave=0
 while (($#)); do
   case "$1" in
     --entries) sizes=$2; shift 2 ;;
@@ -50,6 +56,7 @@ while (($#)); do
     --dir) work=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --interleave) interleave=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -122,37 +129,61 @@ timed() {
 
 sm_args=()
 [[ -n $sort_memory ]] && sm_args=(--sort-memory "$sort_memory")
-for n in $sizes; do
-  ldif="$work/people-$n.ldif"
-  [[ -s $ldif ]] || "$gen" --entries "$n" --seed 1 -o "$ldif"
-  cat "$ldif" > /dev/null  # into the page cache (while it fits), outside the timed region
-  warm_memory
+
+# prepare_ldif N: the generated LDIF of N entries, read once into the page
+# cache (while it fits), outside the timed region.
+prepare_ldif() {
+  local ldif="$work/people-$1.ldif"
+  [[ -s $ldif ]] || "$gen" --entries "$1" --seed 1 -o "$ldif"
+  cat "$ldif" > /dev/null
+}
+
+# one_round N R: run R of every tool and format at size N.
+one_round() {
+  local n=$1 r=$2 ldif="$work/people-$1.ldif" f tool db bin sruns
   sruns=${slapadd_runs:-$((n >= 1000000 ? 1 : runs))}
-  for ((r = 1; r <= runs; r++)); do
-    for f in $formats; do
-      for tool in $tools; do
-        db="$work/db-$f"
-        bin=$dirload
-        [[ $tool == baseline ]] && bin=$baseline/tools/dirload
-        if [[ $f == mdb ]]; then
-          conf_for "$db" > "$work/dirload-mdb.conf"
-          timed "$tool" mdb "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
-            -f "$work/dirload-mdb.conf" -l "$ldif"
-        else
-          timed "$tool" native "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
-            --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
-        fi
-        ((keep)) || [[ $r -lt $runs ]] || rm -rf "$db"
-      done
+  for f in $formats; do
+    for tool in $tools; do
+      db="$work/db-$f"
+      bin=$dirload
+      [[ $tool == baseline ]] && bin=$baseline/tools/dirload
+      if [[ $f == mdb ]]; then
+        conf_for "$db" > "$work/dirload-mdb.conf"
+        timed "$tool" mdb "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
+          -f "$work/dirload-mdb.conf" -l "$ldif"
+      else
+        timed "$tool" native "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
+          --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
+      fi
+      ((keep)) || [[ $r -lt $runs ]] || rm -rf "$db"
     done
-    if ((with_slapadd)) && ((r <= sruns)); then
-      conf_for "$work/db-slapadd" > "$work/slapadd.conf"
-      timed slapadd mdb "$n" "$r" "$work/db-slapadd" slapadd -q -f "$work/slapadd.conf" -l "$ldif"
-      ((keep)) || [[ $r -lt $sruns ]] || rm -rf "$work/db-slapadd"
-    fi
   done
-  ((keep)) || rm -f "$ldif"
-done
+  if ((with_slapadd)) && ((r <= sruns)); then
+    conf_for "$work/db-slapadd" > "$work/slapadd.conf"
+    timed slapadd mdb "$n" "$r" "$work/db-slapadd" slapadd -q -f "$work/slapadd.conf" -l "$ldif"
+    ((keep)) || [[ $r -lt $sruns ]] || rm -rf "$work/db-slapadd"
+  fi
+}
+
+if ((interleave)); then
+  # Every size in each round, so that a slow spell of the machine falls on
+  # all sizes alike and the growth between them is measured side by side.
+  for n in $sizes; do prepare_ldif "$n"; done
+  warm_memory
+  for ((r = 1; r <= runs; r++)); do
+    for n in $sizes; do one_round "$n" "$r"; done
+  done
+  if ! ((keep)); then
+    for n in $sizes; do rm -f "$work/people-$n.ldif"; done
+  fi
+else
+  for n in $sizes; do
+    prepare_ldif "$n"
+    warm_memory
+    for ((r = 1; r <= runs; r++)); do one_round "$n" "$r"; done
+    ((keep)) || rm -f "$work/people-$n.ldif"
+  done
+fi
 
 # ---------------------------------------------------------------- tables
 awk -F, 'NR > 1 {
@@ -189,7 +220,7 @@ first=$(echo "$sizes" | awk '{ print $1 }')
     }' "$work/medians.csv"
   echo
   echo "Command: bench/run_scale_bench.sh --entries \"$sizes\" --formats \"$formats\"" \
-    "$( ((with_slapadd)) && echo --with-slapadd) --runs $runs${sort_memory:+ --sort-memory $sort_memory}${baseline:+ --baseline $baseline}"
+    "$( ((with_slapadd)) && echo --with-slapadd) --runs $runs${sort_memory:+ --sort-memory $sort_memory}${baseline:+ --baseline $baseline}$( ((interleave)) && echo " --interleave")"
 } > "$out/scale.md"
 
 plots=""
