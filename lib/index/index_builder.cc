@@ -128,8 +128,8 @@ struct ValueBatch {
 };
 
 constexpr size_t kBatchEntries = 256;
-// Batches handed over and not yet done by every worker: at most this many,
-// and new ones are made only while those in flight hold less than
+// Batches of values: at most this many are made, one when none is free and
+// the batches handed over and not yet done by every worker hold less than
 // kBatchBytesInFlight. A worker that spills a run stops taking batches for
 // a while; with 4 batches in flight the scanning thread soon waited for it,
 // and the other worker for the scanning thread, so a core stood idle
