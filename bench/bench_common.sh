@@ -46,6 +46,41 @@ warm_memory() {
   if [[ -x $tool ]]; then "$tool" >&2 || true; fi
 }
 
+# ab_setup "$@": the options of the drivers that run two builds in turn
+# (--before BUILD --after BUILD [--entries N] [--runs R] [--formats F]
+# [--dir WORKDIR]); the caller sets the defaults of $entries $runs $formats
+# $work first. Sets $before $after $suffix $ldif, generates the LDIF with
+# the "after" build's dirload-gen and touches the free memory once.
+ab_setup() {
+  before=""
+  after=""
+  while (($#)); do
+    case "$1" in
+      --before) before=$2; shift 2 ;;
+      --after) after=$2; shift 2 ;;
+      --entries) entries=$2; shift 2 ;;
+      --runs) runs=$2; shift 2 ;;
+      --formats) formats=$2; shift 2 ;;
+      --dir) work=$2; shift 2 ;;
+      *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+  local b
+  for b in "$before" "$after"; do
+    [[ -n $b && -x $b/tools/dirload ]] ||
+      { echo "--before and --after: builds with tools/dirload" >&2; exit 2; }
+  done
+  local gen="$after/bench/dirload-gen"
+  [[ -x $gen ]] || { echo "no $gen: build dirload-gen in $after" >&2; exit 2; }
+  [[ -x /usr/bin/time ]] || { echo "/usr/bin/time missing: apt-get install time" >&2; exit 2; }
+  mkdir -p "$work"
+  suffix="dc=example,dc=com"
+  ldif="$work/people-$entries.ldif"
+  [[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
+  cat "$ldif" > /dev/null
+  build=$after warm_memory
+}
+
 # slapd_conf DBDIR MAXSIZE [EXTRA LINES]: a back-mdb slapd.conf on stdout.
 slapd_conf() {
   cat <<CONF

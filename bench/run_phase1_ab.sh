@@ -11,37 +11,13 @@
 # against its "before".
 set -euo pipefail
 # shellcheck source=bench_common.sh
-source "$(dirname "$0")/bench_common.sh"  # slapd_conf, warm_memory, timed_run, report
+source "$(dirname "$0")/bench_common.sh"  # ab_setup, slapd_conf, timed_run, report
 
 entries=285000
 runs=5
 formats="native mdb"
 work=/tmp/dirload-phase1-ab
-before=""
-after=""
-while (($#)); do
-  case "$1" in
-    --before) before=$2; shift 2 ;;
-    --after) after=$2; shift 2 ;;
-    --entries) entries=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    --formats) formats=$2; shift 2 ;;
-    --dir) work=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-for b in "$before" "$after"; do
-  [[ -n $b && -x $b/tools/dirload ]] || { echo "--before and --after: builds with tools/dirload" >&2; exit 2; }
-done
-gen="$after/bench/dirload-gen"
-[[ -x $gen ]] || { echo "no $gen: build dirload-gen in $after" >&2; exit 2; }
-[[ -x /usr/bin/time ]] || { echo "/usr/bin/time missing: apt-get install time" >&2; exit 2; }
-mkdir -p "$work"
-suffix="dc=example,dc=com"
-ldif="$work/people-$entries.ldif"
-[[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
-cat "$ldif" > /dev/null
-build=$after warm_memory
+ab_setup "$@"
 slapd_conf "$work/db" 274877906944 > "$work/slapd.conf"
 
 results="$work/phase1-ab.txt"
