@@ -142,9 +142,8 @@ prepare_ldif() {
 one_round() {
   local n=$1 r=$2 ldif="$work/people-$1.ldif" f tool db bin sruns order=$tools
   sruns=${slapadd_runs:-$((n >= 1000000 ? 1 : runs))}
-  # With a baseline, even rounds run it first: a run that follows another
-  # tends to be slower or faster on this kind of machine, and neither tool
-  # should always have the same place.
+  # With a baseline, even rounds run it first: on this machine a run's place
+  # in the sequence moved its time, so neither tool keeps the same place.
   ((r % 2 == 0)) && order=$(echo "$tools" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
   for f in $formats; do
     for tool in $order; do
