@@ -152,10 +152,10 @@ struct Target {
   }
 };
 
-// The radix sort's second array, kept from one sort to the next. A fresh
-// array per sort was fresh memory, which the kernel zeroes when it is first
-// written: with the copies the vectors made as they doubled, that zeroing
-// was a fifth of phase 2's samples at 285,000 entries.
+// The radix sort's second array, shared by the sorts of a group's indexes.
+// A fresh array per sort was fresh memory, which the kernel zeroes when it
+// is first written: with the copies the vectors made as they doubled, that
+// zeroing was a fifth of phase 2's samples at 285,000 entries.
 class SortScratch {
  public:
   // Room for n words (not initialized).
