@@ -152,31 +152,11 @@ struct Target {
   }
 };
 
-// The radix sort's second array, shared by the sorts of a group's indexes.
-// A fresh array per sort was fresh memory, which the kernel zeroes when it
-// is first written: with the copies the vectors made as they doubled, that
-// zeroing was a fifth of phase 2's samples at 285,000 entries.
-class SortScratch {
- public:
-  // Room for n words (not initialized).
-  uint64_t* Get(size_t n) {
-    if (n > size_) {
-      words_.reset();
-      words_ = std::make_unique_for_overwrite<uint64_t[]>(n);
-      size_ = n;
-    }
-    return words_.get();
-  }
-
- private:
-  std::unique_ptr<uint64_t[]> words_;
-  size_t size_ = 0;
-};
-
 // Sorts 4-byte-key pairs by key, stably (each key's IDs stay ascending):
 // least significant digit radix sort on the key half, two 16-bit digits
-// (the second pass puts the pairs back in place).
-void RadixSortByKey(std::vector<uint64_t>* pairs, SortScratch* scratch) {
+// (the second pass puts the pairs back in place). `scratch` holds at least
+// pairs->size() words.
+void RadixSortByKey(std::vector<uint64_t>* pairs, uint64_t* scratch) {
   const size_t n = pairs->size();
   if (n < 4096) {
     std::stable_sort(pairs->begin(), pairs->end(),
@@ -184,7 +164,7 @@ void RadixSortByKey(std::vector<uint64_t>* pairs, SortScratch* scratch) {
     return;
   }
   uint64_t* from = pairs->data();
-  uint64_t* to = scratch->Get(n);
+  uint64_t* to = scratch;
   std::vector<size_t> count(65537);
   for (int shift : {32, 48}) {
     std::fill(count.begin(), count.end(), 0);
@@ -200,8 +180,9 @@ void RadixSortByKey(std::vector<uint64_t>* pairs, SortScratch* scratch) {
 // keeps each key's IDs ascending: a radix sort of the 4-byte keys, or for a
 // wide target a counting sort on the key number (one pass to count and one
 // to place; only the distinct keys are sorted). Pure CPU work on the target
-// alone, so the scanning threads do it.
-void PrepareSorted(Target& t, SortScratch* scratch) {
+// alone, so the scanning threads do it. `scratch` holds at least as many
+// words as `t` has pairs.
+void PrepareSorted(Target& t, uint64_t* scratch) {
   if (!t.wide) {
     RadixSortByKey(&t.pairs, scratch);
     t.prepared = true;
@@ -293,9 +274,9 @@ Status EmitSorted(Target& t, Fn&& fn) {
 // largest, together more than the budget) and reserved again at the size it
 // had, for the pairs still to come.
 template <typename Fn>
-Status DrainSorted(Target& t, SortScratch* scratch, Fn&& fn) {
+Status DrainSorted(Target& t, uint64_t* scratch, Fn&& fn) {
   if (!t.prepared) PrepareSorted(t, scratch);
-  const size_t had = t.wide ? 0 : t.pairs.size();
+  const size_t had = t.pairs.size();  // 0 once a wide target is prepared
   DIRLOAD_RETURN_IF_ERROR(EmitSorted(t, std::forward<Fn>(fn)));
   t.pairs.reserve(had);
   return Status::Ok();
@@ -598,13 +579,16 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
           : std::max<size_t>(1, options.memory_budget / (2 * std::min<size_t>(group_count, 2)));
 
   // The radix sorts of a group's targets share one second array, sized for
-  // the largest and released when they are done.
-  auto group_scratch = [&](const Group& g, SortScratch* scratch) {
+  // the largest and not initialized. A fresh array per sort was fresh
+  // memory, which the kernel zeroes when it is first written: with the
+  // copies the vectors made as they doubled, that zeroing was a fifth of
+  // phase 2's samples at 285,000 entries.
+  auto group_scratch = [&](const Group& g) {
     size_t most = 0;
     for (size_t ti : g.targets) {
       if (!targets[ti].wide) most = std::max(most, targets[ti].pairs.size());
     }
-    scratch->Get(most);
+    return std::make_unique_for_overwrite<uint64_t[]>(most);
   };
 
   // Beyond the memory budget, a group's pairs gathered so far go to a sorted
@@ -616,10 +600,9 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     }
     std::string path = g.run_dir->path() + "/run" + std::to_string(g.runs.size());
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<RunWriter> run, RunWriter::Create(path));
-    SortScratch scratch;
-    group_scratch(g, &scratch);
+    const std::unique_ptr<uint64_t[]> scratch = group_scratch(g);
     for (size_t ti : g.targets) {
-      DIRLOAD_RETURN_IF_ERROR(DrainSorted(targets[ti], &scratch,
+      DIRLOAD_RETURN_IF_ERROR(DrainSorted(targets[ti], scratch.get(),
                                           [&](std::string_view key, std::span<const uint64_t> ids) {
                                             return run->Add(static_cast<uint32_t>(ti), key, ids);
                                           }));
@@ -702,9 +685,8 @@ Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
     txn.Abort();
     if (!g.runs.empty()) return spill(g);
     // Everything fitted in memory: group the pairs here, in parallel.
-    SortScratch scratch;
-    group_scratch(g, &scratch);
-    for (size_t ti : g.targets) PrepareSorted(targets[ti], &scratch);
+    const std::unique_ptr<uint64_t[]> scratch = group_scratch(g);
+    for (size_t ti : g.targets) PrepareSorted(targets[ti], scratch.get());
     return Status::Ok();
   };
   KeyWriter writer(env, options.puts_per_txn, &stats);
