@@ -9,12 +9,14 @@
 # usage: bench/run_scale_bench.sh [--entries "285000 1000000"] [--formats "mdb native"]
 #          [--with-slapadd] [--runs R] [--slapadd-runs R] [--sort-memory SIZE]
 #          [--build DIR] [--baseline DIR] [--dir WORKDIR] [--out DIR] [--keep]
-#          [--interleave]
+#          [--interleave] [--variant "ARGS"]
 #   --runs: dirload runs per size and format (default 3; medians)
 #   --slapadd-runs: slapadd runs per size (default: 1 from 1M entries, else --runs)
 #   --sort-memory: passed to dirload add (default: dirload's own)
 #   --baseline: another build (its tools/dirload) run beside, as tool
 #           "baseline", to measure a change side by side
+#   --variant: the same build run beside with these extra arguments to
+#           dirload add, as tool "variant" (e.g. --variant --one-pass)
 #   --keep: keep the generated LDIF and the last databases (default: removed
 #           after each size, so that 10M fits on the disk)
 #   --interleave: run every size in each round (run 1 of each size, then
@@ -39,6 +41,7 @@ slapadd_runs=""
 sort_memory=""
 build="$root/build"
 baseline=""
+variant=""
 work=/tmp/dirload-scale
 out=""
 keep=0
@@ -53,6 +56,7 @@ while (($#)); do
     --sort-memory) sort_memory=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
+    --variant) variant=$2; shift 2 ;;
     --dir) work=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
@@ -67,8 +71,9 @@ gen="$build/bench/dirload-gen"
 tools="dirload"
 if [[ -n $baseline ]]; then
   [[ -x $baseline/tools/dirload ]] || { echo "--baseline: no $baseline/tools/dirload" >&2; exit 2; }
-  tools="dirload baseline"
+  tools="$tools baseline"
 fi
+[[ -n $variant ]] && tools="$tools variant"
 for f in $formats; do
   [[ $f == mdb || $f == native ]] || { echo "--formats: mdb or native, not $f" >&2; exit 2; }
 done
@@ -140,23 +145,26 @@ prepare_ldif() {
 
 # one_round N R: run R of every tool and format at size N.
 one_round() {
-  local n=$1 r=$2 ldif="$work/people-$1.ldif" f tool db bin sruns order=$tools
+  local n=$1 r=$2 ldif="$work/people-$1.ldif" f tool db bin sruns order=$tools extra
   sruns=${slapadd_runs:-$((n >= 1000000 ? 1 : runs))}
-  # With a baseline, even rounds run it first: on this machine a run's place
-  # in the sequence moved its time, so neither tool keeps the same place.
+  # With a baseline or a variant, even rounds run it first: on this machine
+  # a run's place in the sequence moved its time, so neither tool keeps the
+  # same place.
   ((r % 2 == 0)) && order=$(echo "$tools" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
   for f in $formats; do
     for tool in $order; do
       db="$work/db-$f"
       bin=$dirload
       [[ $tool == baseline ]] && bin=$baseline/tools/dirload
+      extra=()
+      [[ $tool == variant ]] && read -r -a extra <<< "$variant"
       if [[ $f == mdb ]]; then
         conf_for "$db" > "$work/dirload-mdb.conf"
         timed "$tool" mdb "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
-          -f "$work/dirload-mdb.conf" -l "$ldif"
+          "${extra[@]}" -f "$work/dirload-mdb.conf" -l "$ldif"
       else
         timed "$tool" native "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
-          --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
+          "${extra[@]}" --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
       fi
       ((keep)) || [[ $r -lt $runs ]] || rm -rf "$db"
     done
@@ -223,7 +231,7 @@ first=$(echo "$sizes" | awk '{ print $1 }')
     }' "$work/medians.csv"
   echo
   echo "Command: bench/run_scale_bench.sh --entries \"$sizes\" --formats \"$formats\"" \
-    "$( ((with_slapadd)) && echo --with-slapadd) --runs $runs${sort_memory:+ --sort-memory $sort_memory}${baseline:+ --baseline $baseline}$( ((interleave)) && echo " --interleave")"
+    "$( ((with_slapadd)) && echo --with-slapadd) --runs $runs${sort_memory:+ --sort-memory $sort_memory}${baseline:+ --baseline $baseline}${variant:+ --variant \"$variant\"}$( ((interleave)) && echo " --interleave")"
 } > "$out/scale.md"
 
 plots=""

@@ -32,6 +32,7 @@ struct AddArgs {
   bool dry_run = false;
   bool no_schema_check = false;
   bool no_index = false;
+  bool one_pass = false;
   unsigned threads = 2;
   std::string progress = "auto";
   std::string stats_file;
@@ -241,6 +242,26 @@ int RunAdd(AddArgs a) {
   // Phase 2's sort memory is not in use yet.
   lo.dn2id_buffer_bytes = index_options->builder.sort_memory / 4;
   if (mdb_load) lo.sink = mdb_load->sink();
+  const bool indexing = store && !a.no_index && !index_config->empty();
+  std::unique_ptr<IndexFeed> feed;
+  if (a.one_pass && indexing) {
+    if (guard->kind() != WorkKind::kLoad || index_options->method != IndexMethod::kSort) {
+      std::fprintf(stderr,
+                   "dirload: --one-pass applies to a new database and the sort method: phase 2 "
+                   "reads the entries back\n");
+    } else {
+      // Phase 1's held dn2id records and the builder share --sort-memory.
+      IndexRunOptions fed_options = *index_options;
+      fed_options.builder.sort_memory -= lo.dn2id_buffer_bytes;
+      Indexer indexer(store.get(), schema->get(), &*index_config, &progress);
+      Result<std::unique_ptr<IndexFeed>> begun = indexer.BeginFed(fed_options);
+      if (!begun.ok()) return RollBack(begun.status(), db->dir, &guard, &store);
+      feed = std::move(*begun);
+      lo.index_feed = feed.get();
+    }
+  } else if (a.one_pass && mdb_load) {
+    std::fprintf(stderr, "dirload: --one-pass applies to dirload's native format only\n");
+  }
   PhaseClock clock;
   // The loader's memory (its name filter, the line of each entry loaded)
   // goes before phase 2 allocates its own.
@@ -298,10 +319,15 @@ int RunAdd(AddArgs a) {
     stats.backend = "mdb";
   }
   // Phase 2, unless asked not to or nothing is configured.
-  if (store && !a.no_index && !index_config->empty()) {
+  if (indexing) {
     PhaseClock clock2;
     Indexer indexer(store.get(), schema->get(), &*index_config, &progress);
-    Result<IndexRunSummary> built = indexer.Run(*index_options);
+    if (feed && feed->abandoned()) {
+      std::fprintf(stderr, "dirload: --one-pass: %s; phase 2 reads the entries back\n",
+                   feed->why_abandoned().c_str());
+    }
+    Result<IndexRunSummary> built =
+        feed ? indexer.FinishFed(std::move(feed), *index_options) : indexer.Run(*index_options);
     if (!built.ok()) return RollBack(built.status(), db->dir, &guard, &store);
     stats.phases.push_back(IndexPhaseStats(*built, clock2));
   } else if (store && guard && guard->kind() == WorkKind::kAppend) {
@@ -377,6 +403,13 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_option("--rootdn", a->rootdn,
                   "creatorsName and modifiersName of the entries (default: the rootdn)");
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
+  cmd->add_flag("--one-pass", a->one_pass,
+                "make the index keys while phase 1 stores the entries, so that phase 2 only "
+                "sorts and writes them instead of reading every entry back (a new database "
+                "in dirload's native format, sort method; --sort-memory is shared with "
+                "phase 1). When phase 1 has to change an entry it already handed over (a "
+                "parent after its child, -c, -w), phase 2 reads the entries back as without "
+                "it");
   cmd->add_option("--format", a->format,
                   "database format of a new database: mdb (slapd 2.5's back-mdb, served by "
                   "slapd; the default for a configuration with 'database mdb') or native "

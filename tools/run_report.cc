@@ -133,6 +133,7 @@ PhaseStats IndexPhaseStats(const IndexRunSummary& s, const PhaseClock& clock) {
     p.counters.push_back({name, static_cast<double>(v)});
   };
   add("pairs", b.pairs);
+  add("keys_made_in_phase_1", s.fed ? 1 : 0);
   add("bytes_written", b.bytes_written);
   add("commits", b.commits);
   add("runs_spilled", b.runs_spilled);

@@ -117,6 +117,29 @@ Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema
   return out;
 }
 
+Status Indexer::MarkBuilding(const std::vector<IndexSpec>& specs, IndexRunSummary* summary) {
+  // Tables of indexes no longer configured go first.
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> unconfigured,
+                           UnconfiguredIndexTables(store_, *config_));
+  for (const std::string& t : unconfigured) {
+    DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
+    DIRLOAD_RETURN_IF_ERROR(store_->Delete(kMetaTable, MetaKey(t)));
+    summary->dropped.push_back(t);
+  }
+  // Marked before the first key is written: an interrupted build leaves them
+  // stale, never half-built and trusted.
+  for (const IndexSpec& spec : specs) {
+    DIRLOAD_RETURN_IF_ERROR(
+        store_->Put(kMetaTable, MetaKey(spec.table()),
+                    std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
+  }
+  // Synced, not only committed: Berkeley DB without transactions keeps a
+  // commit in its cache, and a killed run would leave the old lines saying
+  // "built" over half-written tables.
+  DIRLOAD_RETURN_IF_ERROR(store_->Commit());
+  return store_->Sync();
+}
+
 Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   IndexRunSummary summary;
   // Which specs to build.
@@ -134,27 +157,7 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
     }
     if (wanted) specs.push_back(spec);
   }
-
-  // Tables of indexes no longer configured go first.
-  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> unconfigured,
-                           UnconfiguredIndexTables(store_, *config_));
-  for (const std::string& t : unconfigured) {
-    DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
-    DIRLOAD_RETURN_IF_ERROR(store_->Delete(kMetaTable, MetaKey(t)));
-    summary.dropped.push_back(t);
-  }
-  // Marked before the first key is written: an interrupted build leaves them
-  // stale, never half-built and trusted.
-  for (const IndexSpec& spec : specs) {
-    DIRLOAD_RETURN_IF_ERROR(
-        store_->Put(kMetaTable, MetaKey(spec.table()),
-                    std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
-  }
-  // Synced, not only committed: Berkeley DB without transactions keeps a
-  // commit in its cache, and a killed run would leave the old lines saying
-  // "built" over half-written tables.
-  DIRLOAD_RETURN_IF_ERROR(store_->Commit());
-  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
+  DIRLOAD_RETURN_IF_ERROR(MarkBuilding(specs, &summary));
   if (specs.empty()) return summary;
 
   AttributeDictionary dictionary;
@@ -193,30 +196,91 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   }
   DIRLOAD_RETURN_IF_ERROR(cursor->status());
   cursor.reset();
+  DIRLOAD_RETURN_IF_ERROR(Complete(builder.get(), specs, options, clock, &summary));
+  return summary;
+}
+
+Status Indexer::Complete(IndexBuilder* builder, const std::vector<IndexSpec>& specs,
+                         const IndexRunOptions& options, const PhaseClock& clock,
+                         IndexRunSummary* summary) {
   DIRLOAD_RETURN_IF_ERROR(builder->Finish());
-  summary.builder = builder->stats();
+  summary->builder = builder->stats();
   for (const IndexSpec& spec : specs) {
     DIRLOAD_RETURN_IF_ERROR(
         store_->Put(kMetaTable, MetaKey(spec.table()), IndexConfig::CanonicalLine(spec)));
-    summary.built.push_back(spec.table());
+    summary->built.push_back(spec.table());
   }
   DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, "schema.fingerprint", Fingerprint(*schema_)));
   DIRLOAD_RETURN_IF_ERROR(store_->Sync());
-  DIRLOAD_ASSIGN_OR_RETURN(summary.cache_after, store_->CacheStatistics());
+  DIRLOAD_ASSIGN_OR_RETURN(summary->cache_after, store_->CacheStatistics());
   if (progress_ != nullptr) {
     char buf[256];
     double t = clock.wall_seconds();
     std::snprintf(buf, sizeof buf,
-                  "phase 2: %zu indexes over %llu entries, %llu keys/IDs, in %.2f s (%s method)",
-                  specs.size(), static_cast<unsigned long long>(summary.entries),
-                  static_cast<unsigned long long>(summary.builder.pairs), t,
-                  std::string(IndexMethodName(options.method)).c_str());
+                  "phase 2: %zu indexes over %llu entries, %llu keys/IDs, in %.2f s (%s method%s)",
+                  specs.size(), static_cast<unsigned long long>(summary->entries),
+                  static_cast<unsigned long long>(summary->builder.pairs), t,
+                  std::string(IndexMethodName(options.method)).c_str(),
+                  summary->fed ? ", keys made in phase 1" : "");
     ProgressSnapshot s;
     s.phase = "phase 2: index";
-    s.entries = summary.entries;
+    s.entries = summary->entries;
     s.elapsed_seconds = t;
     progress_->Finish(s, buf);
   }
+  return Status::Ok();
+}
+
+IndexFeed::~IndexFeed() = default;
+
+Status IndexFeed::Add(EntryId id, std::string_view stored, const AttributeDictionary& dictionary) {
+  if (abandoned()) return Status::Ok();
+  if (id <= last_id_) {
+    Abandon("entry " + std::to_string(id) + " came after entry " + std::to_string(last_id_));
+    return Status::Ok();
+  }
+  last_id_ = id;
+  DIRLOAD_RETURN_IF_ERROR(DecodeEntry(stored, &entry_));
+  ++entries_;
+  return builder_->Add(id, entry_, dictionary);
+}
+
+void IndexFeed::Abandon(std::string why) {
+  if (abandoned()) return;
+  abandoned_ = why.empty() ? "abandoned" : std::move(why);
+  builder_.reset();
+}
+
+Result<std::unique_ptr<IndexFeed>> Indexer::BeginFed(const IndexRunOptions& options) {
+  if (!options.only.empty()) {
+    return Status::Internal("a build fed by phase 1 covers every configured index");
+  }
+  std::unique_ptr<IndexFeed> feed(new IndexFeed());
+  feed->specs_ = config_->specs();
+  // Not committed here: the loader's first commit carries the marks, and a
+  // new database that was not loaded to the end is undone as a whole.
+  for (const IndexSpec& spec : feed->specs_) {
+    DIRLOAD_RETURN_IF_ERROR(
+        store_->Put(kMetaTable, MetaKey(spec.table()),
+                    std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(feed->builder_, IndexBuilder::Create(options.method, feed->specs_,
+                                                                *schema_, store_, options.builder));
+  return feed;
+}
+
+Result<IndexRunSummary> Indexer::FinishFed(std::unique_ptr<IndexFeed> feed,
+                                           const IndexRunOptions& options) {
+  if (feed->abandoned()) {
+    feed.reset();
+    return Run(options);
+  }
+  IndexRunSummary summary;
+  summary.fed = true;
+  summary.entries = feed->entries_;
+  DIRLOAD_ASSIGN_OR_RETURN(summary.cache_before, store_->CacheStatistics());
+  PhaseClock clock;
+  DIRLOAD_RETURN_IF_ERROR(Complete(feed->builder_.get(), feed->specs_, options, clock, &summary));
   return summary;
 }
 

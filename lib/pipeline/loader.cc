@@ -483,6 +483,11 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     // A reserved ID, below entries already appended.
     DIRLOAD_RETURN_IF_ERROR(store_->Put(kId2EntryTable, key_, value_));
   }
+  if (options_.index_feed != nullptr) {
+    // The checking workers may be adding descriptions to the dictionary.
+    std::lock_guard<std::mutex> lock(dictionary_mu_);
+    DIRLOAD_RETURN_IF_ERROR(options_.index_feed->Add(id, value_, dictionary_));
+  }
   append_floor_ = std::max(append_floor_, id + 1);
   std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
   AppendDn2IdValue(id, item.sort_key, &dn2id_value);
@@ -650,6 +655,9 @@ Status Loader::WriteContextCsn() {
   }
   value_.clear();
   EncodeEntry(view.dn, values, &value_);
+  if (options_.index_feed != nullptr) {
+    options_.index_feed->Abandon("-w changed the suffix entry after it was indexed");
+  }
   return store_->Put(kId2EntryTable, key_, value_);
 }
 
@@ -743,6 +751,9 @@ Status Loader::RemoveOrphans() {
       if (options_.sink != nullptr) {
         DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(d.id));
       } else {
+        if (options_.index_feed != nullptr) {
+          options_.index_feed->Abandon("-c removed entries after they were indexed");
+        }
         DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
         DIRLOAD_RETURN_IF_ERROR(store_->Delete(kDn2IdTable, d.dn2id_key));
       }

@@ -53,6 +53,7 @@
 #include "ldif/record.h"
 #include "lib/entry/entry_codec.h"
 #include "lib/pipeline/entry_checker.h"
+#include "lib/pipeline/indexer.h"
 #include "lib/pipeline/operational_attributes.h"
 #include "lib/pipeline/progress.h"
 #include "lib/pipeline/run_stats.h"
@@ -139,6 +140,10 @@ struct LoadOptions {
   // Not null: entries go here and the store keeps only the loader's state
   // (meta, dictionary), is never synced and is thrown away afterwards.
   EntrySink* sink = nullptr;
+  // Not null (native format): each entry stored in id2entry is also handed
+  // to this build of the indexes (--one-pass), which the loader abandons
+  // when it changes or removes an entry already handed over.
+  IndexFeed* index_feed = nullptr;
 };
 
 struct LoadSummary {

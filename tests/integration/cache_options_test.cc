@@ -257,6 +257,53 @@ TEST_CASE("lmdb: the Berkeley DB options say they have no effect; --durable sync
   CHECK(s.Counter("load", "cache.misses") == -1);
 }
 
+TEST_CASE(
+    "--one-pass: phase 1 makes the keys of a new native database; elsewhere it says why not") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  std::string input = t.File("in.ldif");
+  Generate(input, 2000);
+  std::string more = t.File("more.ldif");
+  {
+    bench::GeneratorOptions options;
+    options.entries = 50;
+    options.seed = 8;
+    options.suffix = "ou=more,dc=example,dc=com";
+    REQUIRE(bench::GenerateLdifFile(options, more).ok());
+  }
+  for (const std::string backend : {"lmdb", "bdb"}) {
+    CAPTURE(backend);
+    std::string two = t.File("two-" + backend), one = t.File("one-" + backend);
+    RunResult r = Add(input, two, backend, {"--stats", t.File("two.json")});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    r = Add(input, one, backend, {"--one-pass", "--stats", t.File("one.json")});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    Stats fed(t.File("one.json")), read_back(t.File("two.json"));
+    CHECK(fed.Counter("index", "keys_made_in_phase_1") == 1);
+    CHECK(read_back.Counter("index", "keys_made_in_phase_1") == 0);
+    CHECK(fed.Counter("index", "pairs") > 10000);
+    CHECK(fed.Counter("index", "pairs") == read_back.Counter("index", "pairs"));
+    CHECK(fed.Counter("index", "index.sn.keys") == read_back.Counter("index", "index.sn.keys"));
+    // Recorded as built: nothing is stale.
+    RunResult check = Index(one, {"--check"});
+    CHECK_MESSAGE(check.exit_code == 0, check.Describe());
+    // The same answers from both databases.
+    for (const char* filter : {"(sn=Sm*)", "(cn=*an*)", "(objectClass=groupOfNames)"}) {
+      CAPTURE(filter);
+      RunResult a = RunDirload({"search", "--db", one, "-b", kSuffix, filter, "dn"}, 300);
+      RunResult b = RunDirload({"search", "--db", two, "-b", kSuffix, filter, "dn"}, 300);
+      REQUIRE_MESSAGE(a.exit_code == 0, a.Describe());
+      CHECK(a.out.size() > 100);
+      CHECK(a.out == b.out);
+    }
+    // An append reads the entries back, and says so.
+    r = Add(more, one, backend, {"--one-pass", "--stats", t.File("append.json")});
+    CHECK_MESSAGE(r.exit_code == 0, r.Describe());
+    CHECK(r.err.find("--one-pass applies to a new database") != std::string::npos);
+    CHECK(Stats(t.File("append.json")).Counter("index", "keys_made_in_phase_1") == 0);
+  }
+}
+
 TEST_CASE("the heap is asked for huge pages, unless DIRLOAD_MALLOC_HUGEPAGES=0 says not to") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
