@@ -1,5 +1,6 @@
 #include "lib/store/lmdb_store.h"
 
+#include <fcntl.h>
 #include <lmdb.h>
 #include <unistd.h>
 
@@ -224,6 +225,8 @@ class LmdbStore final : public Store {
   // Keeps the free part of the map at least max(64 MB, 4 x the largest
   // transaction's bound, 2 x `pending_pages` pages).
   Status GrowIfLow(uint64_t pending_pages);
+  // After a commit without sync: the kernel starts writing its pages out.
+  void StartWriteback();
   Status RefreshMapInfo();
 
   std::string path_;
@@ -629,7 +632,24 @@ Status LmdbStore::Commit() {
     return Error(rc, "mdb_txn_commit", "");
   }
   largest_txn_pages_ = std::max(largest_txn_pages_, bound);
+  StartWriteback();
   return GrowIfLow(0);
+}
+
+void LmdbStore::StartWriteback() {
+  // Without a sync per commit the kernel keeps the pages written until the
+  // final sync, which then waits for the whole file at the disk's speed
+  // (background writeback starts only past a tenth of memory). Started at
+  // each commit, it goes on beside the load. Not through a writable map:
+  // writing back its pages would make the next write to each fault again.
+  unsigned flags = 0;
+  int fd = -1;
+  if (mdb_env_get_flags(env_.get(), &flags) != MDB_SUCCESS || (flags & MDB_NOSYNC) == 0 ||
+      (flags & MDB_WRITEMAP) != 0 || mdb_env_get_fd(env_.get(), &fd) != MDB_SUCCESS) {
+    return;
+  }
+  // Only a hint: an error here leaves the pages to the final sync.
+  (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
 Status LmdbStore::Sync() {
