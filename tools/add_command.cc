@@ -259,7 +259,7 @@ int RunAdd(AddArgs a) {
       feed = std::move(*begun);
       lo.index_feed = feed.get();
     }
-  } else if (a.one_pass && mdb_load) {
+  } else if (a.one_pass && mdb_load && !a.no_index) {
     std::fprintf(stderr, "dirload: --one-pass applies to dirload's native format only\n");
   }
   PhaseClock clock;
