@@ -16,6 +16,15 @@ std::string MetaKey(std::string_view table) {
   return std::string(kIndexMetaPrefix) + std::string(table);
 }
 
+Status PutBuildingMarks(Store* store, const std::vector<IndexSpec>& specs) {
+  for (const IndexSpec& spec : specs) {
+    DIRLOAD_RETURN_IF_ERROR(
+        store->Put(kMetaTable, MetaKey(spec.table()),
+                   std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
+  }
+  return Status::Ok();
+}
+
 std::string Fingerprint(const Schema& schema) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(schema.Fingerprint()));
@@ -128,11 +137,7 @@ Status Indexer::MarkBuilding(const std::vector<IndexSpec>& specs, IndexRunSummar
   }
   // Marked before the first key is written: an interrupted build leaves them
   // stale, never half-built and trusted.
-  for (const IndexSpec& spec : specs) {
-    DIRLOAD_RETURN_IF_ERROR(
-        store_->Put(kMetaTable, MetaKey(spec.table()),
-                    std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
-  }
+  DIRLOAD_RETURN_IF_ERROR(PutBuildingMarks(store_, specs));
   // Synced, not only committed: Berkeley DB without transactions keeps a
   // commit in its cache, and a killed run would leave the old lines saying
   // "built" over half-written tables.
@@ -259,11 +264,7 @@ Result<std::unique_ptr<IndexFeed>> Indexer::BeginFed(const IndexRunOptions& opti
   feed->specs_ = config_->specs();
   // Not committed here: the loader's first commit carries the marks, and a
   // new database that was not loaded to the end is undone as a whole.
-  for (const IndexSpec& spec : feed->specs_) {
-    DIRLOAD_RETURN_IF_ERROR(
-        store_->Put(kMetaTable, MetaKey(spec.table()),
-                    std::string(kIndexBuildingMark) + ":" + IndexConfig::CanonicalLine(spec)));
-  }
+  DIRLOAD_RETURN_IF_ERROR(PutBuildingMarks(store_, feed->specs_));
   DIRLOAD_ASSIGN_OR_RETURN(feed->builder_, IndexBuilder::Create(options.method, feed->specs_,
                                                                 *schema_, store_, options.builder));
   return feed;
