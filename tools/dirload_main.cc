@@ -6,6 +6,7 @@
 #include <map>
 
 #include "lib/util/damage_signal.h"
+#include "lib/util/heap_headroom.h"
 #include "lib/util/malloc_huge_pages.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   using namespace dirload::tools;
   // Before anything is allocated: the heap on huge pages (malloc_huge_pages.h).
   dirload::StartWithMallocHugePages(argv);
+  dirload::ReserveHeapHeadroom();  // heap_headroom.h
   // A damaged database file faults instead of failing: say so, exit 4.
   dirload::InstallDamageSignalHandlers();
   CLI::App app{

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/util/heap_headroom.h"
 #include "lib/util/malloc_huge_pages.h"
 
 namespace dirload::tools {
@@ -94,6 +95,7 @@ void AddTableTotals(Store* store, RunStats* stats) {
 void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats) {
   auto set = [&](const std::string& k, const std::string& v) { stats->settings.push_back({k, v}); };
   set("malloc_huge_pages", MallocHugePagesRequested() ? "true" : "false");
+  set("malloc_top_pad", HeapHeadroomSetting());
   Result<EngineSettings> e = store->Settings();
   if (e.ok()) {
     set("transactional", e->transactional ? "true" : "false");

@@ -328,5 +328,23 @@ TEST_CASE("the heap is asked for huge pages, unless DIRLOAD_MALLOC_HUGEPAGES=0 s
   CHECK(setting_with("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", "user") == "false");
 }
 
+TEST_CASE("the heap keeps 64 MB of headroom, unless GLIBC_TUNABLES sets glibc.malloc.top_pad") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  std::string input = t.File("in.ldif");
+  Generate(input, 20);
+  REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
+  auto setting_with = [&](const char* tunables, const std::string& run) {
+    if (tunables != nullptr) REQUIRE(setenv("GLIBC_TUNABLES", tunables, 1) == 0);
+    std::string stats = t.File(run + ".json");
+    RunResult r = Add(input, t.File("db-" + run), "lmdb", {"--stats", stats});
+    REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    return Stats(stats).Setting("malloc_top_pad");
+  };
+  CHECK(setting_with(nullptr, "ours") == std::to_string(64 << 20));
+  CHECK(setting_with("glibc.malloc.top_pad=131072", "user") == "tunable");
+}
+
 }  // namespace
 }  // namespace dirload
