@@ -9,6 +9,7 @@
 #include <map>
 #include <utility>
 
+#include "lib/store/background_flush.h"
 #include "lib/store/engine_cursor.h"
 #include "lib/store/lmdb_error.h"
 #include "lib/store/lmdb_file_check.h"
@@ -242,6 +243,8 @@ class LmdbStore final : public Store {
   uint64_t largest_txn_pages_ = 0;
   uint32_t map_growths_ = 0;
   uint32_t early_commits_ = 0;
+  // Made at the first commit that starts writeback; gone before the environment.
+  std::unique_ptr<BackgroundFlush> flush_;
 };
 
 class LmdbCursor final : public EngineCursor {
@@ -304,6 +307,7 @@ LmdbStore::~LmdbStore() {
       mdb_env_info(env_.get(), &info) == MDB_SUCCESS) {
     in_use = (info.me_last_pgno + 1) * page_size_;
   }
+  flush_.reset();
   env_.reset();
   // A writable map made the file as large as the map; no page past the last
   // committed one is referenced, and LMDB reads a shorter file with a larger
@@ -639,22 +643,26 @@ Status LmdbStore::Commit() {
 void LmdbStore::StartWriteback() {
   // Without a sync per commit the kernel keeps the pages written until the
   // final sync, which then waits for the whole file at the disk's speed
-  // (background writeback starts only past a tenth of memory). Started at
-  // each commit, it goes on beside the load. Not through a writable map:
-  // writing back its pages would make the next write to each fault again.
-  unsigned flags = 0;
-  int fd = -1;
-  if (mdb_env_get_flags(env_.get(), &flags) != MDB_SUCCESS || (flags & MDB_NOSYNC) == 0 ||
-      (flags & MDB_WRITEMAP) != 0 || mdb_env_get_fd(env_.get(), &fd) != MDB_SUCCESS) {
-    return;
+  // (background writeback starts only past a tenth of memory), and the disk
+  // keeps them in its cache until a flush. Both are started at each commit
+  // and go on beside the load (background_flush.h). Not through a writable
+  // map: writing back its pages would make the next write to each fault again.
+  if (flush_ == nullptr) {
+    unsigned flags = 0;
+    int fd = -1;
+    if (mdb_env_get_flags(env_.get(), &flags) != MDB_SUCCESS || (flags & MDB_NOSYNC) == 0 ||
+        (flags & MDB_WRITEMAP) != 0 || mdb_env_get_fd(env_.get(), &fd) != MDB_SUCCESS) {
+      return;
+    }
+    flush_ = std::make_unique<BackgroundFlush>(fd, path_);
   }
-  // Only a hint: an error here leaves the pages to the final sync.
-  (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  flush_->Kick();
 }
 
 Status LmdbStore::Sync() {
   DIRLOAD_RETURN_IF_ERROR(Commit());
   if (read_only_) return Status::Ok();
+  if (flush_ != nullptr) DIRLOAD_RETURN_IF_ERROR(flush_->Drain());
   int rc = mdb_env_sync(env_.get(), 1);
   if (rc != MDB_SUCCESS) return Error(rc, "mdb_env_sync", "");
   return store_internal::SyncDirectory(kEngine, path_);

@@ -150,6 +150,7 @@ Status MdbEnv::OpenDbs(const MdbEnvOptions& options) {
 }
 
 MdbEnv::~MdbEnv() {
+  flush_.reset();  // its thread uses the environment's file
   if (env_ != nullptr) mdb_env_close(static_cast<MDB_env*>(env_));
   ClearMappedDatabaseFile(path_ + "/data.mdb");
 }
@@ -184,6 +185,7 @@ Status MdbEnv::Sync() {
 #ifdef DIRLOAD_FAULT_INJECTION
   if (Status st = FaultPoint(FaultOp::kSync); !st.ok()) return st;
 #endif
+  DIRLOAD_RETURN_IF_ERROR(FinishWriteback());
   int rc = mdb_env_sync(static_cast<MDB_env*>(env_), 1);
   if (rc != 0) return EngineError(rc, "mdb_env_sync");
   return Status::Ok();
@@ -191,10 +193,20 @@ Status MdbEnv::Sync() {
 
 void MdbEnv::StartWriteback() {
   if (read_only_) return;
-  mdb_filehandle_t fd;
-  if (mdb_env_get_fd(static_cast<MDB_env*>(env_), &fd) != 0) return;
-  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  if (flush_ == nullptr) {
+    // A commit that syncs leaves nothing to start.
+    unsigned flags = 0;
+    mdb_filehandle_t fd;
+    if (mdb_env_get_flags(static_cast<MDB_env*>(env_), &flags) != 0 || (flags & MDB_NOSYNC) == 0 ||
+        mdb_env_get_fd(static_cast<MDB_env*>(env_), &fd) != 0) {
+      return;
+    }
+    flush_ = std::make_unique<BackgroundFlush>(fd, path_ + "/data.mdb");
+  }
+  flush_->Kick();
 }
+
+Status MdbEnv::FinishWriteback() { return flush_ == nullptr ? Status::Ok() : flush_->Drain(); }
 
 Status MdbEnv::CopyTo(const std::string& dir) {
   // A page-for-page copy up to the last page in use (a sparse map of

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/store/background_flush.h"
 #include "lib/util/status.h"
 
 namespace dirload::mdb {
@@ -196,10 +197,13 @@ class MdbEnv {
   Result<MdbTxn> Begin(bool write);
   // Flushes to disk (needed after `quick` writes).
   Status Sync();
-  // Starts writing the data file's dirty pages out without waiting for
-  // them (sync_file_range), so that a later Sync has less left to wait for.
-  // A hint: errors are left for Sync to report.
+  // After a commit: starts writing the data file's dirty pages out and
+  // flushing them to the disk beside the work (background_flush.h), so that
+  // a later Sync has less left to wait for; Sync reports what went wrong.
   void StartWriteback();
+  // Waits for the flush StartWriteback asked for; what went wrong with it.
+  // Before closing an environment that is not synced.
+  Status FinishWriteback();
   // Writes a compact copy of the environment's data file into the existing
   // directory `dir` (mdb_env_copy2), consistent as of one read transaction.
   Status CopyTo(const std::string& dir);
@@ -215,6 +219,7 @@ class MdbEnv {
   std::string path_;
   void* env_ = nullptr;  // MDB_env*
   bool read_only_ = false;
+  std::unique_ptr<BackgroundFlush> flush_;  // from the first StartWriteback
   MdbDb ad2i_, dn2i_, id2e_, id2v_;
   std::vector<std::pair<std::string, MdbDb>> indexes_;  // sorted by name
 };

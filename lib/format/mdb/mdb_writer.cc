@@ -81,7 +81,9 @@ MdbEnvOptions MdbLoadWriter::EnvOptions(bool write_map) const {
 
 Status MdbLoadWriter::ReopenForIndexes() {
   if (!finished_) return UsageError("MdbLoadWriter: ReopenForIndexes before Finish");
-  // LMDB allows one environment per file in a process: the old one goes first.
+  // LMDB allows one environment per file in a process: the old one goes
+  // first, once its background flush has said how it went.
+  DIRLOAD_RETURN_IF_ERROR(env_->FinishWriteback());
   env_.reset();
   DIRLOAD_ASSIGN_OR_RETURN(env_, MdbEnv::Open(dir_, EnvOptions(true)));
   return Status::Ok();
@@ -113,6 +115,7 @@ Status MdbLoadWriter::EnsureTxn() {
   if (txn_ && txn_entries_ >= options_.entries_per_txn) {
     DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
     txn_.reset();
+    env_->StartWriteback();
   }
   if (!txn_) {
     DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
@@ -125,6 +128,7 @@ Status MdbLoadWriter::EnsureTxn() {
 Status MdbLoadWriter::CommitAndBegin() {
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
   txn_.reset();
+  env_->StartWriteback();
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
   txn_.emplace(std::move(t));
   txn_entries_ = 0;
