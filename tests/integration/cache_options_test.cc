@@ -342,7 +342,14 @@ TEST_CASE("the heap keeps 64 MB of headroom, unless GLIBC_TUNABLES sets glibc.ma
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     return Stats(stats).Setting("malloc_top_pad");
   };
-  CHECK(setting_with(nullptr, "ours") == std::to_string(64 << 20));
+#ifdef __SANITIZE_ADDRESS__
+  // AddressSanitizer's allocator stands in for glibc's and refuses mallopt:
+  // dirload then says it left the allocator's default.
+  const std::string ours = "default";
+#else
+  const std::string ours = std::to_string(64 << 20);
+#endif
+  CHECK(setting_with(nullptr, "ours") == ours);
   CHECK(setting_with("glibc.malloc.top_pad=131072", "user") == "tunable");
 }
 
