@@ -136,16 +136,17 @@ Status Loader::WriteHeldDn2Id() {
     append = !c->valid();
   }
   uint64_t since_commit = 0;
-  for (uint32_t handle : held_dn2id_.Sorted()) {
-    auto [key, value] = held_dn2id_.Record(handle);
-    DIRLOAD_RETURN_IF_ERROR(append ? store_->Append(kDn2IdTable, key, value)
-                                   : store_->Put(kDn2IdTable, key, value));
-    // Transactions of the usual size: in key order they touch each page once anyway.
-    if (++since_commit >= options_.commit_every) {
-      since_commit = 0;
-      DIRLOAD_RETURN_IF_ERROR(store_->Commit());
-    }
-  }
+  DIRLOAD_RETURN_IF_ERROR(
+      held_dn2id_.ForEachSorted([&](std::string_view key, std::string_view value) -> Status {
+        DIRLOAD_RETURN_IF_ERROR(append ? store_->Append(kDn2IdTable, key, value)
+                                       : store_->Put(kDn2IdTable, key, value));
+        // Transactions of the usual size: in key order they touch each page once anyway.
+        if (++since_commit >= options_.commit_every) {
+          since_commit = 0;
+          DIRLOAD_RETURN_IF_ERROR(store_->Commit());
+        }
+        return Status::Ok();
+      }));
   held_dn2id_.Clear();
   return store_->Commit();
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -91,35 +92,100 @@ void HeldRecords::Grow() {
   }
 }
 
+namespace {
+
+// Seven bytes of `key` from `depth` in the top bytes, big-endian, and in the
+// low byte how many of them the key has (7 when it goes on): comparing two
+// chunks as numbers compares the keys' bytes there as the stores do, a key
+// that ends before the other sorting first.
+uint64_t ChunkAt(std::string_view key, size_t depth) {
+  const size_t left = depth < key.size() ? key.size() - depth : 0;
+  if (left >= 8) {
+    uint64_t v;
+    std::memcpy(&v, key.data() + depth, sizeof v);
+    return (__builtin_bswap64(v) & ~uint64_t{0xff}) | 7;
+  }
+  const size_t n = std::min<size_t>(left, 7);
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; ++i) {
+    c |= uint64_t{static_cast<uint8_t>(key[depth + i])} << (56 - 8 * i);
+  }
+  return c | n;
+}
+
+}  // namespace
+
+// Sorts [b, e), whose keys agree in their first `depth` bytes, by the rest
+// of their keys: by seven bytes at a time held beside each handle, so that
+// a comparison reads no key, and each key is read once per seven bytes of
+// the prefix it shares with others instead of at every comparison (the
+// records lie scattered over an arena larger than the processor's caches).
+void HeldRecords::SortFrom(Chunked* b, Chunked* e, size_t depth) const {
+  constexpr ptrdiff_t kFew = 16;
+  for (;;) {
+    if (e - b < 2) return;
+    if (e - b <= kFew) {
+      std::sort(b, e, [&](const Chunked& x, const Chunked& y) {
+        return KeyAt(x.handle).substr(depth) < KeyAt(y.handle).substr(depth);
+      });
+      return;
+    }
+    bool same = true;
+    for (Chunked* p = b; p < e; ++p) {
+      p->chunk = ChunkAt(KeyAt(p->handle), depth);
+      same = same && p->chunk == b->chunk;
+    }
+    // A prefix every key here shares (the suffix's RDNs): on to the next
+    // seven bytes, without sorting. (Keys that all end here are equal: held
+    // keys are unique, but the order is then complete anyway.)
+    if (same) {
+      if ((b->chunk & 0xff) != 7) return;
+      depth += 7;
+      continue;
+    }
+    std::sort(b, e, [](const Chunked& x, const Chunked& y) { return x.chunk < y.chunk; });
+    for (Chunked* run = b; run < e;) {
+      Chunked* run_end = run + 1;
+      while (run_end < e && run_end->chunk == run->chunk) ++run_end;
+      if ((run->chunk & 0xff) == 7) SortFrom(run, run_end, depth + 7);
+      run = run_end;
+    }
+    return;
+  }
+}
+
 std::vector<uint32_t> HeldRecords::Sorted() const {
-  // Handles in arena order, read off the records one after another: the
-  // sort's first passes then read the arena front to back.
-  std::vector<uint32_t> handles;
-  handles.reserve(count_);
+  // Handles in arena order, read off the records one after another.
+  std::vector<Chunked> chunked;
+  chunked.reserve(count_);
   for (size_t at = 0; at < arena_.size();) {
-    handles.push_back(static_cast<uint32_t>(at));
+    chunked.push_back({0, static_cast<uint32_t>(at)});
     auto [key, value] = Record(static_cast<uint32_t>(at));
     at = static_cast<size_t>(value.data() + value.size() - arena_.data());
   }
-  auto less = [this](uint32_t a, uint32_t b) { return KeyAt(a) < KeyAt(b); };
   // At the end of a load this sort is the one step left, with the checking
   // threads done: two halves on two threads, then merged.
-  const auto middle = handles.begin() + static_cast<std::ptrdiff_t>(handles.size() / 2);
+  const auto middle = chunked.begin() + static_cast<std::ptrdiff_t>(chunked.size() / 2);
   std::optional<std::thread> helper;
-  if (handles.size() >= kSortAlone) {
+  if (chunked.size() >= kSortAlone) {
     try {
-      helper.emplace([&] { std::sort(handles.begin(), middle, less); });
+      helper.emplace([&] { SortFrom(chunked.data(), &*middle, 0); });
     } catch (const std::system_error&) {
       // No thread to be had: one sort does it all.
     }
   }
   if (!helper) {
-    std::sort(handles.begin(), handles.end(), less);
-    return handles;
+    SortFrom(chunked.data(), chunked.data() + chunked.size(), 0);
+  } else {
+    SortFrom(&*middle, chunked.data() + chunked.size(), 0);
+    helper->join();
+    std::inplace_merge(
+        chunked.begin(), middle, chunked.end(),
+        [this](const Chunked& x, const Chunked& y) { return KeyAt(x.handle) < KeyAt(y.handle); });
   }
-  std::sort(middle, handles.end(), less);
-  helper->join();
-  std::inplace_merge(handles.begin(), middle, handles.end(), less);
+  std::vector<uint32_t> handles;
+  handles.reserve(chunked.size());
+  for (const Chunked& c : chunked) handles.push_back(c.handle);
   return handles;
 }
 

@@ -27,6 +27,16 @@ TEST_CASE("held records are found by key and come out in key order") {
     buffer.Add(key, value);
     expected.emplace(key, value);
   }
+  // Keys that end where others go on with zero bytes, or with more of the
+  // same, at every length around the seven bytes compared at a time.
+  for (size_t n = 0; n < 24; ++n) {
+    for (const std::string& tail : {std::string(n, '\0'), std::string(n, 'z')}) {
+      std::string key = "dc=com\0dc=example\0ou=7\0uid=1"s + tail;
+      if (expected.contains(key)) continue;
+      buffer.Add(key, "tail");
+      expected.emplace(key, "tail");
+    }
+  }
   buffer.Add("dc=com", "top");
   expected.emplace("dc=com", "top");
   CHECK(buffer.size() == expected.size());
@@ -46,6 +56,32 @@ TEST_CASE("held records are found by key and come out in key order") {
     CHECK(value == it->second);
     ++it;
   }
+}
+
+TEST_CASE("ForEachSorted walks the records in key order and stops at an error") {
+  HeldRecords buffer(size_t{1} << 20);
+  std::map<std::string, std::string> expected;
+  for (int i = 0; i < 3000; ++i) {
+    std::string key = std::to_string(i * 7919 % 3001);
+    key.insert(0, 1, 'k');
+    buffer.Add(key, std::to_string(i));
+    expected.emplace(key, std::to_string(i));
+  }
+  auto it = expected.begin();
+  Status st = buffer.ForEachSorted([&](std::string_view key, std::string_view value) {
+    CHECK(key == it->first);
+    CHECK(value == it->second);
+    ++it;
+    return Status::Ok();
+  });
+  CHECK(st.ok());
+  CHECK(it == expected.end());
+  size_t seen = 0;
+  st = buffer.ForEachSorted([&](std::string_view, std::string_view) {
+    return ++seen == 10 ? Status::IoError("disk full") : Status::Ok();
+  });
+  CHECK(st.code() == StatusCode::kIoError);
+  CHECK(seen == 10);
 }
 
 TEST_CASE("the buffer is full at its budget, and empty again after Clear") {

@@ -150,23 +150,22 @@ Status MdbLoadWriter::WriteHeldChildren() {
   const MdbPutMode mode = append_children_ ? MdbPutMode::kAppendDup : MdbPutMode::kNoOverwrite;
   std::string with_nsubs;
   uint64_t puts = 0;
-  for (uint32_t handle : held_children_.Sorted()) {
-    // In key order each leaf page is touched once anyway: transactions of
-    // a few entries' worth bound the dirty page list only.
-    if (++puts % (uint64_t{4} * options_.entries_per_txn) == 0) {
-      DIRLOAD_RETURN_IF_ERROR(CommitAndBegin());
-    }
-    auto [key, node] = held_children_.Record(handle);
-    std::string_view value = node;
-    if (auto it = parents_.find(MdbChildNodeId(node)); it != parents_.end()) {
-      with_nsubs.assign(node);
-      SetMdbChildNodeNsubs(it->second.nsubs, &with_nsubs);
-      it->second.nsubs_written = it->second.nsubs;
-      value = with_nsubs;
-    }
-    DIRLOAD_RETURN_IF_ERROR(
-        txn_->Put(env_->dn2i(), MdbIdBytes(GetBigEndian64(key.substr(0, 8))), value, mode));
-  }
+  DIRLOAD_RETURN_IF_ERROR(
+      held_children_.ForEachSorted([&](std::string_view key, std::string_view node) -> Status {
+        // In key order each leaf page is touched once anyway: transactions of
+        // a few entries' worth bound the dirty page list only.
+        if (++puts % (uint64_t{4} * options_.entries_per_txn) == 0) {
+          DIRLOAD_RETURN_IF_ERROR(CommitAndBegin());
+        }
+        std::string_view value = node;
+        if (auto it = parents_.find(MdbChildNodeId(node)); it != parents_.end()) {
+          with_nsubs.assign(node);
+          SetMdbChildNodeNsubs(it->second.nsubs, &with_nsubs);
+          it->second.nsubs_written = it->second.nsubs;
+          value = with_nsubs;
+        }
+        return txn_->Put(env_->dn2i(), MdbIdBytes(GetBigEndian64(key.substr(0, 8))), value, mode);
+      }));
   held_children_.Clear();
   append_children_ = false;
   return Status::Ok();
