@@ -1,6 +1,5 @@
 #include "lib/store/lmdb_store.h"
 
-#include <fcntl.h>
 #include <lmdb.h>
 #include <unistd.h>
 

@@ -304,6 +304,18 @@ TEST_CASE(
   }
 }
 
+// A load of `input` with `name`=`value` in the environment (none when name
+// is null): what its --stats says of `setting`.
+std::string SettingWith(TempDir& t, const std::string& input, const char* name, const char* value,
+                        const std::string& run, const std::string& setting) {
+  if (name != nullptr) REQUIRE(setenv(name, value, 1) == 0);
+  std::string stats = t.File(run + ".json");
+  RunResult r = Add(input, t.File("db-" + run), "lmdb", {"--stats", stats});
+  if (name != nullptr) REQUIRE(unsetenv(name) == 0);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  return Stats(stats).Setting(setting);
+}
+
 TEST_CASE("the heap is asked for huge pages, unless DIRLOAD_MALLOC_HUGEPAGES=0 says not to") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
@@ -312,15 +324,8 @@ TEST_CASE("the heap is asked for huge pages, unless DIRLOAD_MALLOC_HUGEPAGES=0 s
   // dirload starts itself again with the tunable, whatever this test's environment holds.
   REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
   REQUIRE(unsetenv("DIRLOAD_MALLOC_HUGEPAGES") == 0);
-  // A load with `name`=`value` in the environment (none when name is null):
-  // what its --stats says of malloc_huge_pages.
   auto setting_with = [&](const char* name, const char* value, const std::string& run) {
-    if (name != nullptr) REQUIRE(setenv(name, value, 1) == 0);
-    std::string stats = t.File(run + ".json");
-    RunResult r = Add(input, t.File("db-" + run), "lmdb", {"--stats", stats});
-    if (name != nullptr) REQUIRE(unsetenv(name) == 0);
-    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-    return Stats(stats).Setting("malloc_huge_pages");
+    return SettingWith(t, input, name, value, run, "malloc_huge_pages");
   };
   CHECK(setting_with(nullptr, nullptr, "on") == "true");
   CHECK(setting_with("DIRLOAD_MALLOC_HUGEPAGES", "0", "off") == "false");
@@ -335,12 +340,8 @@ TEST_CASE("the heap keeps 64 MB of headroom, unless GLIBC_TUNABLES sets glibc.ma
   Generate(input, 20);
   REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
   auto setting_with = [&](const char* tunables, const std::string& run) {
-    if (tunables != nullptr) REQUIRE(setenv("GLIBC_TUNABLES", tunables, 1) == 0);
-    std::string stats = t.File(run + ".json");
-    RunResult r = Add(input, t.File("db-" + run), "lmdb", {"--stats", stats});
-    REQUIRE(unsetenv("GLIBC_TUNABLES") == 0);
-    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-    return Stats(stats).Setting("malloc_top_pad");
+    return SettingWith(t, input, tunables == nullptr ? nullptr : "GLIBC_TUNABLES", tunables, run,
+                       "malloc_top_pad");
   };
 #ifdef __SANITIZE_ADDRESS__
   // AddressSanitizer's allocator stands in for glibc's and refuses mallopt:

@@ -1,6 +1,5 @@
 #include "lib/format/mdb/mdb_env.h"
 
-#include <fcntl.h>
 #include <lmdb.h>
 #include <unistd.h>
 
