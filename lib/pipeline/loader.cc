@@ -846,7 +846,8 @@ class Loader::Pipeline {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    free_cv_.notify_all();
+    work_cv_.notify_all();
     reader_thread_.join();
     for (std::thread& t : workers_) t.join();
   }
@@ -854,14 +855,16 @@ class Loader::Pipeline {
   // The next batch in input order, once checked.
   Batch* Next() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !ordered_.empty() && ordered_.front()->checked; });
+    ready_cv_.wait(lock, [this] { return !ordered_.empty() && ordered_.front()->checked; });
     return ordered_.front().get();
   }
   void Release() {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(ordered_.front()));
-    ordered_.pop_front();
-    cv_.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      free_.push_back(std::move(ordered_.front()));
+      ordered_.pop_front();
+    }
+    free_cv_.notify_one();
   }
 
  private:
@@ -870,22 +873,29 @@ class Loader::Pipeline {
       std::unique_ptr<Batch> batch;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return !free_.empty() || stop_; });
+        free_cv_.wait(lock, [this] { return !free_.empty() || stop_; });
         if (stop_) return;
         batch = std::move(free_.back());
         free_.pop_back();
       }
       Fill(batch.get());
       last = batch->last;
-      std::lock_guard<std::mutex> lock(mu_);
-      Batch* raw = batch.get();
-      ordered_.push_back(std::move(batch));
-      if (raw->count == 0) {
-        raw->checked = true;
-      } else {
-        work_.push_back(raw);
+      const bool empty = batch->count == 0;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        Batch* raw = batch.get();
+        ordered_.push_back(std::move(batch));
+        if (empty) {
+          raw->checked = true;
+        } else {
+          work_.push_back(raw);
+        }
       }
-      cv_.notify_all();
+      if (empty) {
+        ready_cv_.notify_one();
+      } else {
+        work_cv_.notify_one();
+      }
     }
   }
 
@@ -929,15 +939,20 @@ class Loader::Pipeline {
       Batch* b;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return !work_.empty() || stop_; });
+        work_cv_.wait(lock, [this] { return !work_.empty() || stop_; });
         if (stop_) return;
         b = work_.front();
         work_.pop_front();
       }
       for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, local, &b->items[i]);
-      std::lock_guard<std::mutex> lock(mu_);
-      b->checked = true;
-      cv_.notify_all();
+      bool next;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        b->checked = true;
+        // The writer takes batches in input order: a later one can wait.
+        next = ordered_.front().get() == b;
+      }
+      if (next) ready_cv_.notify_one();
     }
   }
 
@@ -945,7 +960,12 @@ class Loader::Pipeline {
   ldif::Reader* reader_;
   size_t batch_records_;
   std::mutex mu_;
-  std::condition_variable cv_;
+  // One per kind of waiter, each woken alone: with one for all, every
+  // hand-over woke the reader, both checkers and the writer, and three of
+  // them went back to sleep.
+  std::condition_variable free_cv_;             // the reader: a batch to fill
+  std::condition_variable work_cv_;             // the checkers: a batch to check
+  std::condition_variable ready_cv_;            // the writer: the next batch checked
   bool stop_ = false;                           // guarded by mu_
   std::vector<std::unique_ptr<Batch>> free_;    // guarded by mu_
   std::deque<std::unique_ptr<Batch>> ordered_;  // guarded by mu_, input order
