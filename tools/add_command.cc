@@ -391,7 +391,7 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_flag("-s,--no-schema-check", a->no_schema_check,
                 "skip schema checks (DN, suffix, duplicate and parent checks still run)");
   cmd->add_option("--threads", a->threads,
-                  "threads that check and normalise entries, beside the reading thread and "
+                  "threads that read (one at a time), check and normalise entries, beside "
                   "the writing thread (default 2)")
       ->check(CLI::Range(1u, 64u));
   cmd->add_option("-S,--sid", a->sid, "server ID in the entryCSNs made for entries (0-4095)")
