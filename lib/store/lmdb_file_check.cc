@@ -154,4 +154,16 @@ Status CheckLmdbDataFile(const std::string& file) {
   return Status::Ok();
 }
 
+std::unique_ptr<BackgroundFlush> NewLmdbFlush(MDB_env* env, const std::string& file,
+                                              bool through_writable_map) {
+  unsigned flags = 0;
+  mdb_filehandle_t fd;
+  if (mdb_env_get_flags(env, &flags) != MDB_SUCCESS || (flags & MDB_NOSYNC) == 0 ||
+      (!through_writable_map && (flags & MDB_WRITEMAP) != 0) ||
+      mdb_env_get_fd(env, &fd) != MDB_SUCCESS) {
+    return nullptr;
+  }
+  return std::make_unique<BackgroundFlush>(fd, file);
+}
+
 }  // namespace dirload

@@ -7,13 +7,18 @@
 // the two meta pages first and refuse a file shorter than the database they
 // describe. The check reads 2 small blocks with pread; it does not walk the
 // trees, so damage inside the file is left to LMDB and, when that faults, to
-// lib/util/damage_signal.h.
+// lib/util/damage_signal.h. What else both open paths do the same way to
+// an environment is here too: its assertions reported as damage, and its
+// background flush.
 //
-// Thread safety: pure function of the file.
+// Thread safety: CheckLmdbDataFile is a pure function of the file; the
+// others act on one environment, from the thread that owns it.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "lib/store/background_flush.h"
 #include "lib/util/status.h"
 
 struct MDB_env;
@@ -32,5 +37,13 @@ Status CheckLmdbDataFile(const std::string& file);
 // process as a damaged file does (lib/util/damage_signal.h): a message naming
 // the registered file and exit status 4.
 void ReportLmdbAssertionsAsDamage(MDB_env* env);
+
+// A BackgroundFlush for `env`'s data file (named `file` in its errors), or
+// null where it has nothing to do: commits that sync already (no
+// MDB_NOSYNC), or, unless `through_writable_map`, a file written through a
+// writable map, whose pages written back would fault again at their next
+// write.
+std::unique_ptr<BackgroundFlush> NewLmdbFlush(MDB_env* env, const std::string& file,
+                                              bool through_writable_map);
 
 }  // namespace dirload

@@ -647,13 +647,8 @@ void LmdbStore::StartWriteback() {
   // and go on beside the load (background_flush.h). Not through a writable
   // map: writing back its pages would make the next write to each fault again.
   if (flush_ == nullptr) {
-    unsigned flags = 0;
-    int fd = -1;
-    if (mdb_env_get_flags(env_.get(), &flags) != MDB_SUCCESS || (flags & MDB_NOSYNC) == 0 ||
-        (flags & MDB_WRITEMAP) != 0 || mdb_env_get_fd(env_.get(), &fd) != MDB_SUCCESS) {
-      return;
-    }
-    flush_ = std::make_unique<BackgroundFlush>(fd, path_);
+    flush_ = NewLmdbFlush(env_.get(), path_, /*through_writable_map=*/false);
+    if (flush_ == nullptr) return;
   }
   flush_->Kick();
 }

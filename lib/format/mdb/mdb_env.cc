@@ -193,14 +193,9 @@ Status MdbEnv::Sync() {
 void MdbEnv::StartWriteback() {
   if (read_only_) return;
   if (flush_ == nullptr) {
-    // A commit that syncs leaves nothing to start.
-    unsigned flags = 0;
-    mdb_filehandle_t fd;
-    if (mdb_env_get_flags(static_cast<MDB_env*>(env_), &flags) != 0 || (flags & MDB_NOSYNC) == 0 ||
-        mdb_env_get_fd(static_cast<MDB_env*>(env_), &fd) != 0) {
-      return;
-    }
-    flush_ = std::make_unique<BackgroundFlush>(fd, path_ + "/data.mdb");
+    flush_ = NewLmdbFlush(static_cast<MDB_env*>(env_), path_ + "/data.mdb",
+                          /*through_writable_map=*/true);
+    if (flush_ == nullptr) return;
   }
   flush_->Kick();
 }
