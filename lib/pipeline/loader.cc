@@ -823,9 +823,10 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
 //
 // Each worker reads the next batch itself (one at a time, under read_mu_)
 // and then checks it. A reading thread of its own, handing batches to the
-// checkers, woke one at every batch; the scheduler put the woken checker on
-// the reader's core, ahead of the reader, while the other core sat idle:
-// 13% of the two cores' time went unused at 285k entries.
+// checkers, woke one at every batch, and a scheduler may put the woken
+// thread on the waker's core, ahead of it, while the other core idles: on
+// a two-core virtual machine the other core sat idle for milliseconds at a
+// time (README, "The checking workers read their own batches").
 class Loader::Pipeline {
  public:
   Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
