@@ -913,7 +913,7 @@ class Loader::Pipeline {
   // Reads the next batch into `b`; false once the input has ended (another
   // worker read its last batch). REQUIRES: read_mu_ held.
   bool Fill(Batch* b) {
-    if (read_all_) return false;
+    if (input_done_) return false;
     b->count = 0;
     b->checked = false;
     b->last = false;
@@ -946,22 +946,21 @@ class Loader::Pipeline {
     }
     b->input_offset = reader_->input_offset();
     b->parsed_bytes = reader_->bytes_parsed();
-    read_all_ = b->last;
     return true;
   }
 
   Loader* loader_;
   ldif::Reader* reader_;
   size_t batch_records_;
-  std::mutex read_mu_;     // one worker reads at a time
-  bool read_all_ = false;  // guarded by read_mu_
+  std::mutex read_mu_;  // one worker reads at a time
   std::mutex mu_;
   // One per kind of waiter, each woken alone: with one for all, every
   // hand-over woke every thread, and most went back to sleep.
-  std::condition_variable free_cv_;             // the workers: a batch to read into
-  std::condition_variable ready_cv_;            // the writer: the next batch checked
-  bool stop_ = false;                           // guarded by mu_
-  bool input_done_ = false;                     // guarded by mu_
+  std::condition_variable free_cv_;   // the workers: a batch to read into
+  std::condition_variable ready_cv_;  // the writer: the next batch checked
+  bool stop_ = false;                 // guarded by mu_
+  // Set holding both read_mu_ and mu_, so read under either.
+  bool input_done_ = false;
   std::vector<std::unique_ptr<Batch>> free_;    // guarded by mu_
   std::deque<std::unique_ptr<Batch>> ordered_;  // guarded by mu_, input order
   std::vector<std::thread> workers_;

@@ -154,7 +154,7 @@ void HeldRecords::SortFrom(Chunked* b, Chunked* e, size_t depth) const {
   }
 }
 
-std::vector<uint32_t> HeldRecords::Sorted() const {
+std::vector<HeldRecords::Chunked> HeldRecords::SortedChunks() const {
   // Handles in arena order, read off the records one after another.
   std::vector<Chunked> chunked;
   chunked.reserve(count_);
@@ -183,6 +183,11 @@ std::vector<uint32_t> HeldRecords::Sorted() const {
         chunked.begin(), middle, chunked.end(),
         [this](const Chunked& x, const Chunked& y) { return KeyAt(x.handle) < KeyAt(y.handle); });
   }
+  return chunked;
+}
+
+std::vector<uint32_t> HeldRecords::Sorted() const {
+  const std::vector<Chunked> chunked = SortedChunks();
   std::vector<uint32_t> handles;
   handles.reserve(chunked.size());
   for (const Chunked& c : chunked) handles.push_back(c.handle);

@@ -13,11 +13,11 @@
 // The buffer answers lookups for what it holds, so a loader's duplicate and
 // parent checks look here first and in the table after. Its memory (records
 // and hash slots) stays within the budget it is given, plus the record that
-// crosses it and the hash slots' last doubling; sorting takes about 28 bytes
-// per record more (the 7-byte chunks beside the handles, the merge's buffer
-// and the handles returned) while it runs.
+// crosses it and the hash slots' last doubling; sorting takes about 24 bytes
+// per record more (the 7-byte chunks beside the handles, and the merge's
+// buffer) while it runs, and Sorted() 4 more for the handles it returns.
 //
-// Thread safety: none; used by one writing thread (Sorted() runs a helper
+// Thread safety: none; used by one writing thread (sorting runs a helper
 // thread of its own).
 #pragma once
 
@@ -69,14 +69,14 @@ class HeldRecords {
   template <typename Fn>
   Status ForEachSorted(Fn&& fn) const {
     constexpr size_t kAhead = 8;
-    const std::vector<uint32_t> sorted = Sorted();
+    const std::vector<Chunked> sorted = SortedChunks();
     for (size_t i = 0; i < sorted.size(); ++i) {
       if (i + kAhead < sorted.size()) {
-        const char* p = arena_.data() + sorted[i + kAhead];
+        const char* p = arena_.data() + sorted[i + kAhead].handle;
         __builtin_prefetch(p);
         __builtin_prefetch(p + 64);
       }
-      auto [key, value] = Record(sorted[i]);
+      auto [key, value] = Record(sorted[i].handle);
       if (Status st = fn(key, value); !st.ok()) return st;
     }
     return Status::Ok();
@@ -92,6 +92,8 @@ class HeldRecords {
     uint64_t chunk;
     uint32_t handle;
   };
+  // Every record, in key order: what Sorted() and ForEachSorted() walk.
+  std::vector<Chunked> SortedChunks() const;
   // Sorts [b, e) by the keys' bytes from `depth` on; the keys agree before it.
   void SortFrom(Chunked* b, Chunked* e, size_t depth) const;
   // A hash's first slot: its top bits. REQUIRES: slots_ is not empty.
