@@ -87,7 +87,7 @@ command -v gnuplot > /dev/null || { echo "gnuplot missing: apt-get install gnupl
 mkdir -p "$work" "$out"
 suffix="dc=example,dc=com"
 csv="$out/scale.csv"
-echo "tool,format,entries,run,wall_s,cpu_s,peak_rss_anon_mb,db_mb,entries_per_s" > "$csv"
+echo "tool,format,entries,run,wall_s,cpu_s,peak_rss_anon_mb,db_mb,entries_per_s,phase1_s,phase2_s" > "$csv"
 
 # slapd.conf for DBDIR with the workload's index lines (the mdb format and
 # slapadd read the same one; only the directory differs).
@@ -111,11 +111,12 @@ peak_anon() {
   echo "$peak"
 }
 
-# timed TOOL FORMAT N RUN DBDIR COMMAND...: one fresh run, a CSV row.
+# timed TOOL FORMAT N RUN DBDIR COMMAND...: one fresh run, a CSV row. The
+# phases' wall seconds come from dirload's --stats (empty for slapadd).
 timed() {
-  local tool=$1 format=$2 n=$3 run=$4 db=$5 t0 t1 user sys rss peak size wall
+  local tool=$1 format=$2 n=$3 run=$4 db=$5 t0 t1 user sys rss peak size wall phases=","
   shift 5
-  rm -rf "$db" && mkdir -p "$db"
+  rm -rf "$db" "$work/stats.json" && mkdir -p "$db"
   sync
   t0=$(date +%s.%N)
   /usr/bin/time -f "%U %S %M" -o "$work/time.out" "$@" > "$work/cmd.out" 2>&1 &
@@ -127,9 +128,14 @@ timed() {
   read -r user sys rss < <(tail -n1 "$work/time.out")
   size=$(du -sk "$db" | cut -f1)
   wall=$(echo "$t1 - $t0" | bc -l)
-  printf '%s,%s,%s,%s,%.3f,%.2f,%.1f,%.1f,%.0f\n' "$tool" "$format" "$n" "$run" "$wall" \
+  if [[ -s $work/stats.json ]]; then
+    phases=$(jq -r '[(.phases[] | select(.name == "load") | .wall_seconds),
+                     (.phases[] | select(.name == "index") | .wall_seconds)]
+                    | map(. * 1000 | round / 1000) | join(",")' "$work/stats.json")
+  fi
+  printf '%s,%s,%s,%s,%.3f,%.2f,%.1f,%.1f,%.0f,%s\n' "$tool" "$format" "$n" "$run" "$wall" \
     "$(echo "$user + $sys" | bc -l)" "$(echo "$peak / 1024" | bc -l)" \
-    "$(echo "$size / 1024" | bc -l)" "$(echo "$n / $wall" | bc -l)" | tee -a "$csv"
+    "$(echo "$size / 1024" | bc -l)" "$(echo "$n / $wall" | bc -l)" "$phases" | tee -a "$csv"
 }
 
 sm_args=()
@@ -160,11 +166,13 @@ one_round() {
       [[ $tool == variant ]] && read -r -a extra <<< "$variant"
       if [[ $f == mdb ]]; then
         conf_for "$db" > "$work/dirload-mdb.conf"
-        timed "$tool" mdb "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
-          "${extra[@]}" -f "$work/dirload-mdb.conf" -l "$ldif"
+        timed "$tool" mdb "$n" "$r" "$db" "$bin" add --progress never \
+          --stats "$work/stats.json" "${sm_args[@]}" "${extra[@]}" \
+          -f "$work/dirload-mdb.conf" -l "$ldif"
       else
-        timed "$tool" native "$n" "$r" "$db" "$bin" add --progress never "${sm_args[@]}" \
-          "${extra[@]}" --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
+        timed "$tool" native "$n" "$r" "$db" "$bin" add --progress never \
+          --stats "$work/stats.json" "${sm_args[@]}" "${extra[@]}" \
+          --format native --db "$db" --suffix "$suffix" -l "$ldif" "${WORKLOAD_INDEXES[@]}"
       fi
       ((keep)) || [[ $r -lt $runs ]] || rm -rf "$db"
     done
@@ -197,25 +205,44 @@ else
 fi
 
 # ---------------------------------------------------------------- tables
-awk -F, 'NR > 1 {
+first=$(echo "$sizes" | awk '{ print $1 }')
+# Per tool, format and size: medians of wall, CPU, RssAnon, database size and
+# the phases, the run count, and the median over runs of wall / wall of the
+# same run at the first size (runs made side by side with --interleave).
+awk -F, -v first="$first" 'NR > 1 {
     k = $1 "," $2 "," $3
     wall[k] = wall[k] " " $5; cpu[k] = cpu[k] " " $6; anon[k] = anon[k] " " $7
     db[k] = db[k] " " $8; n[k]++
+    if ($10 != "") p1[k] = p1[k] " " $10
+    if ($11 != "") p2[k] = p2[k] " " $11
+    run_wall[k "," $4] = $5; runs_of[k] = runs_of[k] " " $4
   }
   function median(list,   c, a, i, j, t) {
     c = split(list, a, " ")
+    if (c == 0) return ""
     for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return (c % 2) ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
   }
-  END { for (k in wall) printf "%s,%s,%s,%s,%s,%d\n", k, median(wall[k]), median(cpu[k]), median(anon[k]), median(db[k]), n[k] }
+  END {
+    for (k in wall) {
+      split(k, f, ",")
+      ratios = ""
+      c = split(runs_of[k], rs, " ")
+      for (i = 1; i <= c; i++) {
+        base = run_wall[f[1] "," f[2] "," first "," rs[i]]
+        if (base != "") ratios = ratios " " run_wall[k "," rs[i]] / base
+      }
+      printf "%s,%s,%s,%s,%s,%d,%s,%s,%s\n", k, median(wall[k]), median(cpu[k]), median(anon[k]),
+        median(db[k]), n[k], median(p1[k]), median(p2[k]), median(ratios)
+    }
+  }
 ' "$csv" | sort -t, -k1,1 -k2,2 -k3,3n > "$work/medians.csv"
 
-first=$(echo "$sizes" | awk '{ print $1 }')
 {
   echo "### Full load, 15 indexes: medians of the runs"
   echo
-  echo "| tool | format | entries | wall s | CPU s | CPU/wall | peak RssAnon MB | database MB | entries/s | slapadd -q / this | wall / wall at $first | entries / $first | runs |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| tool | format | entries | wall s | phase 1 s | phase 2 s | CPU s | CPU/wall | peak RssAnon MB | database MB | entries/s | slapadd -q / this | wall / wall at $first | the same, median of runs | entries / $first | runs |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   awk -F, -v first="$first" '
     { key[NR] = $0; wall[$1 "," $2 "," $3] = $4 }
     END {
@@ -225,8 +252,12 @@ first=$(echo "$sizes" | awk '{ print $1 }')
         speed = base != "" ? sprintf("%.1fx", base / f[4]) : "-"
         w0 = wall[f[1] "," f[2] "," first]
         growth = w0 != "" ? sprintf("%.2f", f[4] / w0) : "-"
-        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %s | %s | %.2f | %d |\n",
-          f[1], f[2], f[3], f[4], f[5], f[5] / f[4], f[6], f[7], f[3] / f[4], speed, growth, f[3] / first, f[8]
+        paired = f[11] != "" && w0 != "" ? sprintf("%.2f", f[11]) : "-"
+        p1 = f[9] != "" ? sprintf("%.2f", f[9]) : "-"
+        p2 = f[10] != "" ? sprintf("%.2f", f[10]) : "-"
+        printf "| %s | %s | %d | %.2f | %s | %s | %.2f | %.2f | %.0f | %.0f | %.0f | %s | %s | %s | %.2f | %d |\n",
+          f[1], f[2], f[3], f[4], p1, p2, f[5], f[5] / f[4], f[6], f[7], f[3] / f[4], speed, growth,
+          paired, f[3] / first, f[8]
       }
     }' "$work/medians.csv"
   echo
