@@ -372,6 +372,11 @@ Status IdlCache::Drain(const FlushFn& fn) {
   }
   std::fill(slots_.begin(), slots_.end(), 0);
   arena_.Reset();  // every block is free: recycle the chunks from the start
+  // Every record is free too. Handing them out again from free_ would give
+  // them in reverse key order, a random walk over the records; starting the
+  // array over (its capacity kept) gives the next run's lists in order.
+  lists_.resize(1);
+  free_.clear();
   live_ = 0;
   lru_linked_ = false;
   lru_head_ = lru_tail_ = 0;

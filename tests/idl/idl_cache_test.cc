@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -159,6 +161,52 @@ TEST_CASE("IDL cache grows its table past many keys") {
   CHECK(got["k0"] == std::vector<EntryId>{1});
   CHECK(got["k50000"] == std::vector<EntryId>{50000});
   CHECK(got.size() == 50001);
+}
+
+TEST_CASE("IDL cache filled again after a drain keeps lists exact") {
+  // The sort builder drains one cache per spilled run and fills it again:
+  // the second round must find none of the first round's lists, and build
+  // its own exactly, through AddBatch as the builder calls it.
+  IdlCache cache(std::numeric_limits<uint64_t>::max(),
+                 [](uint32_t, std::string_view, std::span<const EntryId>) {
+                   return Status::Internal("nothing is evicted");
+                 });
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    std::map<Key, std::vector<EntryId>> model;
+    const EntryId first = 1 + round * 5000;
+    for (EntryId id = first; id < first + 5000; ++id) {
+      std::vector<uint32_t> tables;
+      std::vector<std::string> keys;
+      for (int i = 0; i < 12; ++i) {
+        uint32_t t = static_cast<uint32_t>(rng() % 2);
+        // Shared keys across rounds, and keys of this round only.
+        std::string k = rng() % 2
+                            ? "s" + std::to_string(rng() % 300)
+                            : "r" + std::to_string(round) + "-" + std::to_string(rng() % 4000);
+        tables.push_back(t);
+        keys.push_back(k);
+        auto& l = model[{t, k}];
+        if (l.empty() || l.back() != id) l.push_back(id);
+      }
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      REQUIRE(cache.AddBatch(id, tables, views).ok());
+    }
+    CHECK(cache.size() == model.size());
+    Collector got;
+    std::vector<Key> order;
+    REQUIRE(cache
+                .Drain([&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+                  order.push_back({t, std::string(k)});
+                  return got.Flush(t, k, ids);
+                })
+                .ok());
+    CHECK(std::is_sorted(order.begin(), order.end()));
+    CHECK(got.lists == model);
+    CHECK(cache.size() == 0);
+    CHECK(cache.stats().bytes == 0);
+  }
 }
 
 }  // namespace
