@@ -29,6 +29,18 @@ struct Collector {
   }
 };
 
+// Drains `cache` into `into`; returns the keys in the order they came.
+std::vector<Key> DrainInto(IdlCache& cache, Collector* into) {
+  std::vector<Key> order;
+  REQUIRE(cache
+              .Drain([&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+                order.push_back({t, std::string(k)});
+                return into->Flush(t, k, ids);
+              })
+              .ok());
+  return order;
+}
+
 TEST_CASE("IDL cache keeps lists exact at every capacity") {
   const uint64_t seed = 99;
   std::mt19937_64 rng(seed);
@@ -63,13 +75,7 @@ TEST_CASE("IDL cache keeps lists exact at every capacity") {
     for (const Add& a : adds) REQUIRE(cache.Add(a.table, a.key, a.id).ok());
     CHECK(cache.size() <= capacity);
     const IdlCacheStats before = cache.stats();
-    std::vector<Key> drained_order;
-    REQUIRE(cache
-                .Drain([&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-                  drained_order.push_back({t, std::string(k)});
-                  return evicted.Flush(t, k, ids);
-                })
-                .ok());
+    const std::vector<Key> drained_order = DrainInto(cache, &evicted);
     CHECK(cache.size() == 0);
     CHECK(std::is_sorted(drained_order.begin(), drained_order.end()));
 
@@ -195,13 +201,7 @@ TEST_CASE("IDL cache filled again after a drain keeps lists exact") {
     }
     CHECK(cache.size() == model.size());
     Collector got;
-    std::vector<Key> order;
-    REQUIRE(cache
-                .Drain([&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-                  order.push_back({t, std::string(k)});
-                  return got.Flush(t, k, ids);
-                })
-                .ok());
+    const std::vector<Key> order = DrainInto(cache, &got);
     CHECK(std::is_sorted(order.begin(), order.end()));
     CHECK(got.lists == model);
     CHECK(cache.size() == 0);
