@@ -81,11 +81,15 @@ Result<std::string> EntryChecker::NormalizeDn(std::string_view dn) const {
 
 std::string EntryChecker::ParentOf(std::string_view ndn) { return std::string(ParentDn(ndn)); }
 
+std::string_view EntryChecker::ParentView(std::string_view ndn) { return ParentDn(ndn); }
+
 bool EntryChecker::IsUnder(std::string_view ndn, std::string_view nbase) {
   return dirload::IsUnder(ndn, nbase);
 }
 
 std::string EntryChecker::SortKey(std::string_view ndn) { return DnSortKey(ndn); }
+
+void EntryChecker::SortKey(std::string_view ndn, std::string* key) { DnSortKey(ndn, key); }
 
 const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view description) {
   if (const DescriptionInfo* known = descriptions_.Find(description)) return *known;

@@ -58,14 +58,17 @@ class EntryChecker {
   Status CheckName(std::string_view dn, Dn* leftmost, std::string* ndn, std::string* pretty,
                    std::string* pretty_rdn);
   Result<std::string> NormalizeDn(std::string_view dn) const;
-  // Normalised DN of the parent; empty for a one-RDN DN.
+  // Normalised DN of the parent; empty for a one-RDN DN. The view is into
+  // `ndn`.
   // REQUIRES: ndn came from CheckDn or NormalizeDn.
   static std::string ParentOf(std::string_view ndn);
+  static std::string_view ParentView(std::string_view ndn);
   // True when `ndn` equals `nbase` or is below it (both normalised).
   static bool IsUnder(std::string_view ndn, std::string_view nbase);
   // The dn2id key of a normalised DN: RDNs in reverse order, so that a
   // subtree is one key range (lib/schema/dn.h).
   static std::string SortKey(std::string_view ndn);
+  static void SortKey(std::string_view ndn, std::string* key);
 
   // The entry as it is stored. Views point into the record, into `added`
   // and into the checker's caches: valid while all three are.

@@ -299,7 +299,7 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
     item->error = Status::InvalidArgument("the empty DN (the root DSE) cannot be loaded");
     return;
   }
-  item->sort_key = EntryChecker::SortKey(item->ndn);  // any length: dn.h's long keys
+  EntryChecker::SortKey(item->ndn, &item->sort_key);  // any length: dn.h's long keys
   item->error = checker->Prepare(r, dn, &item->prepared);
   if (!item->error.ok()) return;
   // Description ids: looked up in this worker's table, which is filled from
@@ -321,7 +321,9 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   item->has_normalized.assign(item->prepared.values.size(), 0);
   // The checks' normalizations live in this worker's checker until its next
   // entry: used here, never carried to the writing thread.
-  std::vector<const std::string*> equalities;
+  // Swapped, not moved: both vectors keep their memory for the next entry.
+  std::vector<const std::string*>& equalities = local->equalities;
+  equalities.clear();
   equalities.swap(item->prepared.normalized);
   if (local->normalizer == nullptr) return;
   for (size_t i = 0; i < item->prepared.values.size(); ++i) {
@@ -377,7 +379,7 @@ Status Loader::Process(Item* item) {
     id = it->second.id;
     holes_.erase(it);
   } else {
-    Status reserved = ReserveAncestors(ndn, line, std::string(record->dn()));
+    Status reserved = ReserveAncestors(ndn, line, record->dn());
     if (reserved.code() == StatusCode::kAlreadyExists) {
       return Reject(line, std::string(record->dn()), reserved.message(), record);
     }
@@ -388,28 +390,35 @@ Status Loader::Process(Item* item) {
   // that a parent spelt "ou=People" is not shown as "ou=people" by a child.
   // A sink keeps the RDN alone (back-mdb builds DNs from its tree the same
   // way).
-  std::string stored_dn = item->pretty_dn;
+  const std::string* stored_dn = &item->pretty_dn;
   if (ndn != nsuffix_ && options_.sink == nullptr) {
-    std::string parent = EntryChecker::ParentOf(ndn);
+    const std::string_view parent = EntryChecker::ParentView(ndn);
     if (!parent.empty()) {
-      DIRLOAD_ASSIGN_OR_RETURN(std::string parent_dn, StoredDn(parent));
-      if (!parent_dn.empty()) stored_dn = item->pretty_rdn + "," + parent_dn;
+      DIRLOAD_ASSIGN_OR_RETURN(const std::string* parent_dn, StoredDn(parent));
+      if (!parent_dn->empty()) {
+        stored_dn_.assign(item->pretty_rdn).append(",").append(*parent_dn);
+        stored_dn = &stored_dn_;
+      }
     }
   }
-  return Insert(id, *record, *item, stored_dn);
+  return Insert(id, *record, *item, *stored_dn);
 }
 
-Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn) {
+Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, std::string_view dn) {
   if (ndn == nsuffix_) return Status::Ok();
-  std::vector<std::string> missing;
-  std::string parent = EntryChecker::ParentOf(ndn);
   // Entries stay until the end of the run: a parent found once is there.
-  if (!parent.empty() && parent == present_parent_) return Status::Ok();
+  const std::string_view first = EntryChecker::ParentView(ndn);
+  if (!first.empty() && present_parents_.contains(first)) return Status::Ok();
+  std::vector<std::string> missing;
+  std::string parent(first);
   while (!parent.empty()) {
     uint64_t ignored = 0;
     DIRLOAD_ASSIGN_OR_RETURN(Found f, Find(parent, &ignored));
     if (f != Found::kNone) {
-      if (missing.empty()) present_parent_ = parent;
+      if (missing.empty()) {
+        if (present_parents_.size() >= kParentDns) present_parents_.clear();
+        present_parents_.insert(parent);
+      }
       break;
     }
     missing.push_back(parent);
@@ -418,19 +427,25 @@ Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, const std
   }
   // Ancestors get their IDs top down, before the entry that needs them.
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    holes_.emplace(*it, Hole{next_id_++, line, dn});
+    holes_.emplace(*it, Hole{next_id_++, line, std::string(dn)});
   }
   return Status::Ok();
 }
 
-Result<std::string> Loader::StoredDn(const std::string& ndn) {
-  if (ndn == last_parent_ndn_) return last_parent_dn_;
-  if (holes_.count(ndn)) return std::string();  // not stored yet
-  std::string dn;
+Result<const std::string*> Loader::StoredDn(std::string_view ndn) {
+  static const std::string kNone;
+  if (ndn == last_parent_ndn_) return &last_parent_dn_;
+  if (holes_.contains(ndn)) return &kNone;  // not stored yet
+  // Entries come in no order of their parents: most calls find the parent
+  // here, and copy its DN into the memory the last one used.
   if (auto it = parent_dns_.find(ndn); it != parent_dns_.end()) {
-    dn = it->second;
-  } else if (store_ == nullptr) {
-    return std::string();  // -u stores nothing: entries keep their own spelling
+    last_parent_ndn_.assign(ndn);
+    last_parent_dn_.assign(it->second);
+    return &last_parent_dn_;
+  }
+  std::string dn;
+  if (store_ == nullptr) {
+    return &kNone;  // -u stores nothing: entries keep their own spelling
   } else {
     DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(EntryChecker::SortKey(ndn)));
     if (id.has_value()) {
@@ -444,9 +459,9 @@ Result<std::string> Loader::StoredDn(const std::string& ndn) {
   // Parents are few and looked up again and again.
   if (parent_dns_.size() >= kParentDns) parent_dns_.clear();
   parent_dns_.emplace(ndn, dn);
-  last_parent_ndn_ = ndn;
-  last_parent_dn_ = dn;
-  return dn;
+  last_parent_ndn_.assign(ndn);
+  last_parent_dn_ = std::move(dn);
+  return &last_parent_dn_;
 }
 
 Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,

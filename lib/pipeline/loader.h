@@ -57,6 +57,7 @@
 #include "lib/pipeline/operational_attributes.h"
 #include "lib/pipeline/progress.h"
 #include "lib/pipeline/run_stats.h"
+#include "lib/schema/ascii.h"
 #include "lib/store/store.h"
 #include "lib/util/bloom_filter.h"
 #include "lib/util/held_records.h"
@@ -200,6 +201,8 @@ class Loader {
   struct WorkerState {
     std::unordered_map<const char*, uint32_t> ids;  // canonical description -> dictionary id
     std::vector<ValueRef> values;
+    // The last entry's normalizations from the checks (Prepared::normalized).
+    std::vector<const std::string*> equalities;
     std::unique_ptr<EntrySink::ValueNormalizer> normalizer;  // with a sink that has one
   };
   static constexpr size_t kParentDns = 4096;
@@ -214,7 +217,7 @@ class Loader {
   void Check(EntryChecker* checker, WorkerState* local, Item* item);
   // Calling thread, in input order: the checks that need earlier records, then the write.
   Status Process(Item* item);
-  Status ReserveAncestors(const std::string& ndn, uint64_t line, const std::string& dn);
+  Status ReserveAncestors(const std::string& ndn, uint64_t line, std::string_view dn);
   Status Insert(EntryId id, const ldif::Record& record, const Item& item,
                 const std::string& stored_dn);
   // Whether `item` comes before skip_to_line.
@@ -228,7 +231,8 @@ class Loader {
   // -w: merges the greatest entryCSN per server ID into the suffix entry's contextCSN.
   Status WriteContextCsn();
   // The stored DN of an entry, "" when it is not stored (yet).
-  Result<std::string> StoredDn(const std::string& ndn);
+  // The view is valid until the next call.
+  Result<const std::string*> StoredDn(std::string_view ndn);
   // Native: writes the held dn2id records in key order and empties the buffer.
   Status WriteHeldDn2Id();
   // The ID of the entry whose DN has dn2id sort key `sort_key`, held or
@@ -268,13 +272,18 @@ class Loader {
   LoadSummary summary_;
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
   std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
-  std::unordered_map<std::string, Hole> holes_;            // by normalised DN
-  std::vector<BelowHole> below_holes_;                     // with a sink, while holes_ is not empty
-  std::unordered_map<std::string, EntryId> parent_ids_;    // with a sink: ndn -> ID
-  std::unordered_map<std::string, std::string> parent_dns_;  // ndn -> stored DN
+  // By normalised DN.
+  std::unordered_map<std::string, Hole, schema_internal::StringHash, std::equal_to<>> holes_;
+  std::vector<BelowHole> below_holes_;                   // with a sink, while holes_ is not empty
+  std::unordered_map<std::string, EntryId> parent_ids_;  // with a sink: ndn -> ID
+  // ndn -> stored DN.
+  std::unordered_map<std::string, std::string, schema_internal::StringHash, std::equal_to<>>
+      parent_dns_;
   std::string last_parent_ndn_, last_parent_dn_;
-  // The parent ReserveAncestors last found stored: most entries share it.
-  std::string present_parent_;
+  std::string stored_dn_;  // Process's, when the entry's DN is built under its parent's
+  // Parents ReserveAncestors found stored (or reserved): entries share a
+  // few parents, in no order. Bounded like parent_dns_.
+  std::unordered_set<std::string, schema_internal::StringHash, std::equal_to<>> present_parents_;
   // The DNs this run added (native: their dn2id keys), when the database
   // held none before: a DN it rules out is not stored, without a lookup.
   bool filter_added_ = false;

@@ -485,18 +485,23 @@ bool IsUnder(std::string_view dn, std::string_view suffix) {
          dn[dn.size() - suffix.size() - 1] == ',';
 }
 
-std::string DnSortKey(std::string_view normalized_dn) {
-  std::string key;
-  key.reserve(normalized_dn.size());
+void DnSortKey(std::string_view normalized_dn, std::string* key) {
+  key->clear();
+  key->reserve(normalized_dn.size());
   size_t end = normalized_dn.size();
   while (end > 0) {
     const size_t comma = normalized_dn.rfind(',', end - 1);
     const size_t start = comma == std::string_view::npos ? 0 : comma + 1;
-    if (!key.empty()) key.push_back('\0');
-    key.append(normalized_dn.substr(start, end - start));
+    if (!key->empty()) key->push_back('\0');
+    key->append(normalized_dn.substr(start, end - start));
     if (comma == std::string_view::npos) break;
     end = comma;
   }
+}
+
+std::string DnSortKey(std::string_view normalized_dn) {
+  std::string key;
+  DnSortKey(normalized_dn, &key);
   return key;
 }
 

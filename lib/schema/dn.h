@@ -107,6 +107,8 @@ bool IsUnder(std::string_view normalized_dn, std::string_view normalized_suffix)
 //     the prefix (a subtree scan filtered, not a separate range).
 // Example: "cn=a,ou=x,dc=com" -> "dc=com\0ou=x\0cn=a".
 std::string DnSortKey(std::string_view normalized_dn);
+// The same into `key` (replacing what it held), reusing its memory.
+void DnSortKey(std::string_view normalized_dn, std::string* key);
 
 // The prefix shared by the keys of all descendants of the entry whose key is
 // `sort_key`: sort_key + '\0', or "" for the empty DN (whose descendants are
