@@ -20,6 +20,23 @@ void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
   out->append(encoded_values);
 }
 
+bool EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
+                           std::string_view more_encoded_values, std::string* out) {
+  // The encoding is a run count and the runs: the two lists of runs simply
+  // follow each other under the sum of their counts.
+  uint64_t count = 0, more_count = 0;
+  if (!GetVarint(&encoded_values, &count) || !GetVarint(&more_encoded_values, &more_count)) {
+    return false;
+  }
+  out->push_back(static_cast<char>(kEntryFormatVersion));
+  PutVarint(dn.size(), out);
+  out->append(dn);
+  PutVarint(count + more_count, out);
+  out->append(encoded_values);
+  out->append(more_encoded_values);
+  return true;
+}
+
 void EncodeValues(const std::vector<ValueRef>& values, std::string* out) {
   // Measured first, then written through a pointer into one resize: this
   // runs for every entry, and appending byte by byte checked capacity for

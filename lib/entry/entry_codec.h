@@ -56,6 +56,11 @@ void EncodeEntry(std::string_view dn, const std::vector<ValueRef>& values, std::
 // EncodeEntryFromValues puts the version and DN in front of it.
 void EncodeValues(const std::vector<ValueRef>& values, std::string* out);
 void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values, std::string* out);
+// The same with a second list of values after the first (each from
+// EncodeValues, with no description in both), written in one pass.
+// False, with nothing appended, when either list is not such an encoding.
+bool EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
+                           std::string_view more_encoded_values, std::string* out);
 
 // Decodes `bytes` into `*entry` (cleared first). Corruption when the bytes are
 // not a complete version-1 encoding.

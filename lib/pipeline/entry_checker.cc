@@ -54,9 +54,7 @@ Status EntryChecker::CheckName(std::string_view dn, Dn* leftmost, std::string* n
                                std::string* pretty, std::string* pretty_rdn) {
   if (IsPlainDn(dn)) {
     const std::string_view rdn = dn.substr(0, std::min(dn.find(','), dn.size()));
-    Result<Dn> first = ParseDn(rdn);
-    if (first.ok() && first->size() == 1 && dns_.Normalize(dn, ndn).ok()) {
-      *leftmost = std::move(*first);
+    if (ParseDn(rdn, leftmost).ok() && leftmost->size() == 1 && dns_.Normalize(dn, ndn).ok()) {
       pretty->assign(dn);
       pretty_rdn->assign(rdn);
       return Status::Ok();

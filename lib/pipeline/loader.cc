@@ -283,7 +283,7 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
                                 ") cannot be bulk loaded; apply it with ldapmodify");
     return;
   }
-  Dn dn;
+  Dn& dn = local->leftmost;
   Status st = checker->CheckName(r.dn(), &dn, &item->ndn, &item->pretty_dn, &item->pretty_rdn);
   if (!st.ok()) {
     item->error = st.message().rfind("invalid DN", 0) == 0
@@ -490,7 +490,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
     return InsertIntoSink(id, item, stored_dn);
   }
   value_.clear();
-  EncodeEntryFromValues(stored_dn, CompleteValues(item), &value_);
+  EncodeStoredEntry(item, stored_dn, &value_);
   key_.clear();
   PutBigEndian64(id, &key_);
   if (id + 1 == next_id_ && id >= append_floor_) {
@@ -541,7 +541,7 @@ Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& s
     parent = *found;
   }
   // The entry's own values in the order the workers saw them, then the
-  // operational values this load made (CompleteValues): of those, only
+  // operational values this load made (AddOperationalValues): of those, only
   // timestamps and CSNs are marked, as slapd stores them without a
   // normalised copy.
   sink_values_.clear();
@@ -599,22 +599,16 @@ void Loader::AddOperationalValues(const Item& item) {
   }
 }
 
-std::string_view Loader::CompleteValues(const Item& item) {
+void Loader::EncodeStoredEntry(const Item& item, std::string_view stored_dn, std::string* out) {
   AddOperationalValues(item);
-  if (added_.empty()) return item.encoded_values;
-  // The encoding (entry_codec.h) is a run count and the runs: the added
-  // attributes are new runs after the entry's own, each a description the
-  // entry does not have, so the two lists of runs simply follow each other.
-  added_runs_.clear();
-  EncodeValues(added_, &added_runs_);
-  std::string_view own = item.encoded_values, more = added_runs_;
-  uint64_t own_count = 0, more_count = 0;
-  if (!GetVarint(&own, &own_count) || !GetVarint(&more, &more_count)) return item.encoded_values;
-  runs_.clear();
-  PutVarint(own_count + more_count, &runs_);
-  runs_.append(own);
-  runs_.append(more);
-  return runs_;
+  if (!added_.empty()) {
+    // The added attributes are new runs after the entry's own, each a
+    // description the entry does not have.
+    added_runs_.clear();
+    EncodeValues(added_, &added_runs_);
+    if (EncodeEntryFromValues(stored_dn, item.encoded_values, added_runs_, out)) return;
+  }
+  EncodeEntryFromValues(stored_dn, item.encoded_values, out);
 }
 
 Status Loader::WriteContextCsn() {

@@ -203,6 +203,7 @@ class Loader {
     std::vector<ValueRef> values;
     // The last entry's normalizations from the checks (Prepared::normalized).
     std::vector<const std::string*> equalities;
+    Dn leftmost;  // the last entry's leftmost RDN (CheckName)
     std::unique_ptr<EntrySink::ValueNormalizer> normalizer;  // with a sink that has one
   };
   static constexpr size_t kParentDns = 4096;
@@ -225,9 +226,9 @@ class Loader {
   // The operational values the entry lacks, in added_ (lastmod); notes its
   // entryCSN for -w.
   void AddOperationalValues(const Item& item);
-  // AddOperationalValues, then the entry's encoded values with those
-  // appended. The view is valid until the next call.
-  std::string_view CompleteValues(const Item& item);
+  // AddOperationalValues, then appends to `out` the stored entry: its DN,
+  // its encoded values and those added.
+  void EncodeStoredEntry(const Item& item, std::string_view stored_dn, std::string* out);
   // -w: merges the greatest entryCSN per server ID into the suffix entry's contextCSN.
   Status WriteContextCsn();
   // The stored DN of an entry, "" when it is not stored (yet).
@@ -297,7 +298,7 @@ class Loader {
   std::vector<ValueRef> added_;                // AddOperationalValues' output
   std::vector<EntrySink::Value> sink_values_;  // Insert's scratch
   Status InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn);
-  std::string added_runs_, runs_;
+  std::string added_runs_;
   PhaseClock clock_;
   double last_progress_ = -1;
 };

@@ -4,8 +4,8 @@
 // MdbLoadWriter. Whether a DN is taken, and a parent's ID, it asks of
 // slapd's own DN tree (dn2i) as it is being written (and of the child nodes
 // the writer holds back, mdb_writer.h), as slapadd does: a second tree of
-// names, kept in step, cost phase 1 a fifth of its time at 1M entries. A scratch store beside the build keeps the loader's state
-// (meta, attribute dictionary) only.
+// names, kept in step, cost phase 1 a fifth of its time at 1M entries. A scratch store beside the
+// build keeps the loader's state (meta, attribute dictionary) only.
 //
 // The database is built aside, in DIR/.dirload-build: a new one from
 // nothing, an append on a copy of the existing data.mdb. Only when phase 1

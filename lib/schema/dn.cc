@@ -44,13 +44,21 @@ class DnParser {
 
   Result<Dn> Parse() {
     Dn dn;
-    bool more = false;
-    DIRLOAD_RETURN_IF_ERROR(Start(&more));
-    while (more) {
-      Rdn& rdn = dn.rdns.emplace_back();
-      DIRLOAD_RETURN_IF_ERROR(NextRdn(&rdn, &more));
-    }
+    DIRLOAD_RETURN_IF_ERROR(Parse(&dn));
     return dn;
+  }
+
+  // Into `dn`, whose vectors keep their memory.
+  Status Parse(Dn* dn) {
+    size_t used = 0;
+    bool more = false;
+    Status st = Start(&more);
+    while (st.ok() && more) {
+      if (used == dn->rdns.size()) dn->rdns.emplace_back();
+      st = NextRdn(&dn->rdns[used++], &more);
+    }
+    dn->rdns.resize(used);
+    return st;
   }
 
   // Streaming interface, so normalisation needs no Dn: Start() says whether
@@ -386,6 +394,8 @@ std::string Dn::ToString() const {
 }
 
 Result<Dn> ParseDn(std::string_view text) { return DnParser(text).Parse(); }
+
+Status ParseDn(std::string_view text, Dn* out) { return DnParser(text).Parse(out); }
 
 namespace {
 

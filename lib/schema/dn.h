@@ -64,6 +64,9 @@ struct Dn {
 };
 
 Result<Dn> ParseDn(std::string_view text);
+// The same into `out` (replacing what it held), reusing its memory: for a
+// caller that parses one DN after another.
+Status ParseDn(std::string_view text, Dn* out);
 
 // Normalises `text` (see the format above) into *out, replacing its contents.
 Status NormalizeDn(const Schema& schema, std::string_view text, std::string* out);

@@ -74,6 +74,46 @@ TEST_CASE("values are encoded as runs of varints, long ones as PutVarint writes 
   CHECK(empty == std::string("x\x00", 2));
 }
 
+TEST_CASE("an entry encoded from two lists of values equals the entry of both lists") {
+  // 130 runs in the first list: its run count takes two varint bytes.
+  // (ValueRef holds views: the strings live here.)
+  std::vector<std::string> texts;
+  for (int d = 0; d < 130; ++d) texts.push_back("v" + std::to_string(d));
+  const std::string long_value(200, 'x');
+  std::vector<ValueRef> own, more;
+  for (uint32_t d = 0; d < 130; ++d) own.push_back({d, texts[d]});
+  own.push_back({129, long_value});
+  more.push_back({500, "20261205000000Z"});
+  more.push_back({501, "a"});
+  more.push_back({501, "b"});
+  std::vector<ValueRef> both = own;
+  both.insert(both.end(), more.begin(), more.end());
+  std::string want;
+  EncodeEntry("cn=a,dc=x", both, &want);
+
+  std::string own_runs, more_runs;
+  EncodeValues(own, &own_runs);
+  EncodeValues(more, &more_runs);
+  std::string got = "kept";
+  REQUIRE(EncodeEntryFromValues("cn=a,dc=x", own_runs, more_runs, &got));
+  CHECK(got == "kept" + want);
+  EntryView view;
+  REQUIRE(DecodeEntry(std::string_view(got).substr(4), &view).ok());
+  CHECK(view.values.size() == both.size());
+
+  // An empty second list adds nothing; a list with no run count is refused
+  // and nothing is written.
+  std::string none_runs, alone;
+  EncodeValues({}, &none_runs);
+  REQUIRE(EncodeEntryFromValues("cn=a,dc=x", own_runs, none_runs, &alone));
+  std::string own_only;
+  EncodeEntry("cn=a,dc=x", own, &own_only);
+  CHECK(alone == own_only);
+  std::string untouched = "u";
+  CHECK_FALSE(EncodeEntryFromValues("cn=a,dc=x", own_runs, "", &untouched));
+  CHECK(untouched == "u");
+}
+
 TEST_CASE("truncated or damaged encodings are corruption, never a partial entry") {
   std::string bytes;
   EncodeEntry("cn=a,dc=x", {{0, "top"}, {1, std::string(300, 'v')}}, &bytes);
