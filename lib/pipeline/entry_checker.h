@@ -58,8 +58,8 @@ class EntryChecker {
   Status CheckName(std::string_view dn, Dn* leftmost, std::string* ndn, std::string* pretty,
                    std::string* pretty_rdn);
   Result<std::string> NormalizeDn(std::string_view dn) const;
-  // Normalised DN of the parent; empty for a one-RDN DN. The view is into
-  // `ndn`.
+  // Normalised DN of the parent; empty for a one-RDN DN. ParentView gives
+  // it as a view into `ndn`.
   // REQUIRES: ndn came from CheckDn or NormalizeDn.
   static std::string ParentOf(std::string_view ndn);
   static std::string_view ParentView(std::string_view ndn);

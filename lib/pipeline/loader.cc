@@ -182,7 +182,7 @@ Result<std::optional<EntryId>> Loader::LookupId(const std::string& ndn,
   // The sink's tree files an entry under its parent's ID.
   EntryId parent = 0;
   if (ndn != nsuffix_) {
-    const std::string parent_ndn = EntryChecker::ParentOf(ndn);
+    const std::string_view parent_ndn = EntryChecker::ParentView(ndn);
     // Under the empty suffix the top entries hang from the root, ID 0.
     if (!parent_ndn.empty()) {
       DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> p, ParentId(parent_ndn));
@@ -193,14 +193,14 @@ Result<std::optional<EntryId>> Loader::LookupId(const std::string& ndn,
   return options_.sink->Find(parent, ndn);
 }
 
-Result<std::optional<EntryId>> Loader::ParentId(const std::string& parent_ndn) {
+Result<std::optional<EntryId>> Loader::ParentId(std::string_view parent_ndn) {
   if (auto hole = holes_.find(parent_ndn); hole != holes_.end()) {
     return std::optional<EntryId>(hole->second.id);
   }
   if (auto it = parent_ids_.find(parent_ndn); it != parent_ids_.end()) {
     return std::optional<EntryId>(it->second);
   }
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(parent_ndn, nullptr));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(std::string(parent_ndn), nullptr));
   // Parents are few and asked for again and again; an entry keeps its ID
   // until the end, when only entries below holes are removed.
   if (id.has_value()) {
@@ -530,8 +530,8 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
 
 Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn) {
   EntryId parent = 0;
-  const std::string parent_ndn =
-      item.ndn == nsuffix_ ? std::string() : EntryChecker::ParentOf(item.ndn);
+  const std::string_view parent_ndn =
+      item.ndn == nsuffix_ ? std::string_view() : EntryChecker::ParentView(item.ndn);
   // Under the empty suffix the top entries hang from the root, ID 0.
   if (!parent_ndn.empty()) {
     DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found, ParentId(parent_ndn));

@@ -252,7 +252,7 @@ class Loader {
   Result<std::optional<EntryId>> LookupId(const std::string& ndn, const std::string* sort_key);
   // With a sink: the ID an entry below `parent_ndn` hangs from (a hole's
   // reserved one included), or nullopt when there is none.
-  Result<std::optional<EntryId>> ParentId(const std::string& parent_ndn);
+  Result<std::optional<EntryId>> ParentId(std::string_view parent_ndn);
   bool BelowAHole(std::string_view ndn) const;
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
@@ -275,8 +275,10 @@ class Loader {
   std::unordered_map<std::string, uint64_t> dry_run_dns_;  // -u: ndn -> line
   // By normalised DN.
   std::unordered_map<std::string, Hole, schema_internal::StringHash, std::equal_to<>> holes_;
-  std::vector<BelowHole> below_holes_;                   // with a sink, while holes_ is not empty
-  std::unordered_map<std::string, EntryId> parent_ids_;  // with a sink: ndn -> ID
+  std::vector<BelowHole> below_holes_;  // with a sink, while holes_ is not empty
+  // With a sink: ndn -> ID.
+  std::unordered_map<std::string, EntryId, schema_internal::StringHash, std::equal_to<>>
+      parent_ids_;
   // ndn -> stored DN.
   std::unordered_map<std::string, std::string, schema_internal::StringHash, std::equal_to<>>
       parent_dns_;
