@@ -40,6 +40,7 @@ class KeyMaker {
   KeyMaker(const std::vector<IndexSpec>& specs, const Schema& schema)
       : specs_(specs),
         schema_(schema),
+        dns_(&schema),
         present_(specs.size(), 0),
         values_(specs.size(), 0),
         unnormalizable_(specs.size(), 0) {}
@@ -52,7 +53,7 @@ class KeyMaker {
       present_[s] = id;
       touched_.push_back(s);
     }
-    if (!AddValueKeys(schema_, spec, value, &keys_, &scratch_).ok()) {
+    if (!AddValueKeys(schema_, spec, value, &keys_, &scratch_, &dns_).ok()) {
       ++unnormalizable_[s];
       return;
     }
@@ -83,6 +84,8 @@ class KeyMaker {
  private:
   const std::vector<IndexSpec>& specs_;
   const Schema& schema_;
+  // manager and member values end in a few parents' names.
+  DnNormalizer dns_;
   std::vector<EntryId> present_;   // per spec: last entry given a presence key
   std::vector<uint32_t> touched_;  // specs needing a presence key for this entry
   KeyList keys_;

@@ -213,12 +213,16 @@ Result<std::vector<std::string>> SubstringAssertionKeys(const Schema& schema,
 }
 
 Status AddValueKeys(const Schema& schema, const IndexSpec& spec, std::string_view value,
-                    KeyList* keys, std::string* scratch) {
+                    KeyList* keys, std::string* scratch, DnNormalizer* dns) {
   const AttributeType& type = *spec.type;
   bool eq = spec.HasEqualityKeys() && type.equality != nullptr;
   bool sub = (spec.mask & kIndexSubstr) && type.substr != nullptr;
   if (!eq && !sub) return Status::Ok();
-  if (eq) DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, type, value, scratch));
+  if (eq && dns != nullptr && type.equality->normalizer == Normalizer::kDistinguishedName) {
+    DIRLOAD_RETURN_IF_ERROR(dns->Normalize(value, scratch));
+  } else if (eq) {
+    DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, type, value, scratch));
+  }
   if (sub && (!eq || type.substr->normalizer != type.equality->normalizer)) {
     // The substring rule folds differently: normalise again with it.
     std::string sub_norm;

@@ -63,6 +63,7 @@
 
 #include "lib/idl/idl_format.h"
 #include "lib/index/index_spec.h"
+#include "lib/schema/dn_normalizer.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
 
@@ -154,9 +155,11 @@ bool UnicodeSubstrings(const AttributeType& type);
 // Everything `spec` indexes for one value of an entry, except presence
 // (which is per entry, not per value): equality keys if eq/approx, substring
 // keys if sub*. Appends to *keys. InvalidArgument when the value cannot be
-// normalised (nothing appended). `scratch` is reused across calls.
+// normalised (nothing appended). `scratch` is reused across calls. With
+// `dns`, DN values are normalised through it (the same bytes, with its
+// cache of parents' names).
 Status AddValueKeys(const Schema& schema, const IndexSpec& spec, std::string_view value,
-                    KeyList* keys, std::string* scratch);
+                    KeyList* keys, std::string* scratch, DnNormalizer* dns = nullptr);
 
 // A stable 128-bit digest of `bytes` (format 1; never changes within a
 // format version), for hashed keys.

@@ -58,6 +58,38 @@ SubstringAssertion Sub(std::optional<std::string> initial, std::vector<std::stri
   return a;
 }
 
+TEST_CASE("DN values give the same keys through a DnNormalizer, and the same refusals") {
+  DnNormalizer dns(&BuiltinSchema());
+  const IndexSpec spec = Spec("manager", kIndexEquality);
+  // Twice each: the second time the parent's name comes from its cache.
+  const std::vector<std::string> values = {"uid=jdoe,ou=Sales,dc=example,dc=com",
+                                           "UID=JDoe, OU=sales,DC=Example,dc=COM",
+                                           "cn=Smith\\, John,ou=Sales,dc=example,dc=com",
+                                           "cn=a+sn=b,ou=Sales,dc=example,dc=com",
+                                           "uid=x,ou=Sales,dc=example,dc=com",
+                                           "cn=#hash,dc=example,dc=com",
+                                           "nosuchtype=x,ou=Sales,dc=example,dc=com",
+                                           "uid=,dc=example,dc=com",
+                                           "not a dn",
+                                           ""};
+  for (int round = 0; round < 2; ++round) {
+    int refused = 0;
+    for (const std::string& v : values) {
+      CAPTURE(v);
+      KeyList plain, cached;
+      std::string scratch, cached_scratch;
+      const Status a = AddValueKeys(BuiltinSchema(), spec, v, &plain, &scratch);
+      const Status b = AddValueKeys(BuiltinSchema(), spec, v, &cached, &cached_scratch, &dns);
+      CHECK(a.ok() == b.ok());
+      CHECK(a.message() == b.message());
+      CHECK(plain.ToVector() == cached.ToVector());
+      refused += a.ok() ? 0 : 1;
+    }
+    // The undefined type, the empty value and the text that is no DN.
+    CHECK(refused >= 3);
+  }
+}
+
 TEST_CASE("equality keys: case and space variants agree") {
   CHECK(Eq("cn", "John Smith") == "=john smith");
   CHECK(Eq("cn", "  JOHN    smith  ") == "=john smith");
