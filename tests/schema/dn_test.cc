@@ -91,6 +91,27 @@ TEST_CASE("ParseDn errors name the offending offset") {
   }
 }
 
+TEST_CASE("ParseDn into a Dn used before gives what a fresh parse gives") {
+  Dn reused;
+  const std::vector<std::string> texts = {
+      "cn=a+sn=b,ou=x,dc=example,dc=com", "uid=jo", "cn=Smith\\, John,dc=com",
+      "cn=x,dc=a,dc=b,dc=c,dc=d",         "",       "uid=one"};
+  for (const std::string& t : texts) {
+    CAPTURE(t);
+    REQUIRE(ParseDn(t, &reused).ok());
+    Result<Dn> fresh = ParseDn(t);
+    REQUIRE(fresh.ok());
+    CHECK(reused.size() == fresh->size());
+    CHECK(reused.ToString() == fresh->ToString());
+    for (size_t r = 0; r < reused.size(); ++r)
+      CHECK(reused.rdns[r].size() == fresh->rdns[r].size());
+  }
+  // A failure is reported as the fresh parse reports it.
+  Status bad = ParseDn("cn=a,,dc=com", &reused);
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.message() == ParseDn("cn=a,,dc=com").status().message());
+}
+
 TEST_CASE("a raw NUL byte is not allowed in a DN") {
   Result<Dn> dn = ParseDn(std::string_view("cn=a\0b", 6));
   REQUIRE_FALSE(dn.ok());
