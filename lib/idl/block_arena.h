@@ -31,8 +31,10 @@ class BlockArena {
   void Free(char* p, uint32_t cap);
   // Moves the first `used` bytes of `p` into a block of at least `bytes`.
   char* Grow(char* p, uint32_t cap, uint32_t used, uint32_t bytes, uint32_t* new_cap);
-  // Forgets every block (large ones are freed); chunks are kept for reuse.
-  // REQUIRES: no block is in use any more.
+  // Forgets every block in the chunks, which are kept for reuse. It frees
+  // nothing itself: large blocks live in malloc until Free.
+  // REQUIRES: no block is in use any more, and every large block was given
+  // back with Free.
   void Reset();
 
   // Bytes obtained from the system (chunks and large blocks).
