@@ -5,18 +5,24 @@
 #include "lib/util/coding.h"
 
 namespace dirload {
+namespace {
 
-void EncodeEntry(std::string_view dn, const std::vector<ValueRef>& values, std::string* out) {
+// What every encoding starts with: the format version and the DN.
+void PutEntryHeader(std::string_view dn, std::string* out) {
   out->push_back(static_cast<char>(kEntryFormatVersion));
   PutVarint(dn.size(), out);
   out->append(dn);
+}
+
+}  // namespace
+
+void EncodeEntry(std::string_view dn, const std::vector<ValueRef>& values, std::string* out) {
+  PutEntryHeader(dn, out);
   EncodeValues(values, out);
 }
 
 void EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values, std::string* out) {
-  out->push_back(static_cast<char>(kEntryFormatVersion));
-  PutVarint(dn.size(), out);
-  out->append(dn);
+  PutEntryHeader(dn, out);
   out->append(encoded_values);
 }
 
@@ -28,9 +34,7 @@ bool EncodeEntryFromValues(std::string_view dn, std::string_view encoded_values,
   if (!GetVarint(&encoded_values, &count) || !GetVarint(&more_encoded_values, &more_count)) {
     return false;
   }
-  out->push_back(static_cast<char>(kEntryFormatVersion));
-  PutVarint(dn.size(), out);
-  out->append(dn);
+  PutEntryHeader(dn, out);
   PutVarint(count + more_count, out);
   out->append(encoded_values);
   out->append(more_encoded_values);

@@ -443,18 +443,15 @@ Result<const std::string*> Loader::StoredDn(std::string_view ndn) {
     last_parent_dn_.assign(it->second);
     return &last_parent_dn_;
   }
+  if (store_ == nullptr) return &kNone;  // -u stores nothing: entries keep their own spelling
   std::string dn;
-  if (store_ == nullptr) {
-    return &kNone;  // -u stores nothing: entries keep their own spelling
-  } else {
-    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(EntryChecker::SortKey(ndn)));
-    if (id.has_value()) {
-      std::string entry, id_key;
-      PutBigEndian64(*id, &id_key);
-      DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
-      EntryView view;
-      if (has && DecodeEntry(entry, &view).ok()) dn = std::string(view.dn);
-    }
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(EntryChecker::SortKey(ndn)));
+  if (id.has_value()) {
+    std::string entry, id_key;
+    PutBigEndian64(*id, &id_key);
+    DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
+    EntryView view;
+    if (has && DecodeEntry(entry, &view).ok()) dn = std::string(view.dn);
   }
   // Parents are few and looked up again and again.
   if (parent_dns_.size() >= kParentDns) parent_dns_.clear();

@@ -41,16 +41,13 @@ Status StorageError(const std::string& what, const std::error_code& ec) {
 // has none left.) `dn` was parsed by the loader; one that does not parse
 // again is kept as it is.
 std::string SlapdPrettyDn(const Schema& schema, std::string_view dn) {
-  // Most RDNs are one AVA already written so ("uid=jdoe"): then it is the
-  // answer, without parsing (this runs on the writing thread, per entry).
-  if (const size_t eq = dn.find('='); eq != std::string_view::npos) {
-    const std::string_view type = dn.substr(0, eq), value = dn.substr(eq + 1);
+  // Most RDNs are one plain AVA with the type as the schema names it
+  // ("uid=jdoe"): already slapd's form, kept without parsing (this runs on
+  // the writing thread, per entry).
+  std::string_view type, value;
+  if (IsPlainAva(dn, &type, &value)) {
     const AttributeType* t = schema.FindAttribute(type);
-    if (t != nullptr && t->name() == type && !value.empty() && value.front() != '#' &&
-        value.front() != ' ' && value.back() != ' ' &&
-        value.find_first_of(std::string_view(",+\"\\<>;=\0", 9)) == std::string_view::npos) {
-      return std::string(dn);
-    }
+    if (t != nullptr && t->name() == type) return std::string(dn);
   }
   Result<Dn> parsed = ParseDn(dn);
   if (!parsed.ok()) return std::string(dn);
