@@ -46,6 +46,12 @@ IdlCache::~IdlCache() {
   }
 }
 
+void IdlCache::Reserve(size_t lists) { lists_.reserve(lists + 1); }
+
+size_t IdlCache::ListsWithin(uint64_t bytes) {
+  return static_cast<size_t>(bytes / (sizeof(List) + 2 * sizeof(uint64_t) + kMinBuffer));
+}
+
 bool IdlCache::FlushedThisId(uint32_t table, std::string_view key) const {
   return flushed_this_id_.count(FlushedKey(table, key)) != 0;
 }
@@ -380,7 +386,9 @@ Status IdlCache::Drain(const FlushFn& fn) {
   live_ = 0;
   lru_linked_ = false;
   lru_head_ = lru_tail_ = 0;
-  std::vector<DrainRec>().swap(drain_order_);
+  // The order's array too is kept for the next run: freed, it would go back
+  // to the system, and the next drain would have to fault in new pages.
+  drain_order_.clear();
   return Status::Ok();
 }
 

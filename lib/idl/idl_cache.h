@@ -88,6 +88,14 @@ class IdlCache {
   // added until the Drain that follows.
   void SortForDrain();
 
+  // Makes room for `lists` list records at once. A cache that would grow
+  // its records array by doubling touches each new array in full and copies
+  // the old one into it; reserved, the records are only touched as they are
+  // used. The figure is a hint: more lists still fit.
+  void Reserve(size_t lists);
+  // The most lists a cache can hold while memory() stays under `bytes`.
+  static size_t ListsWithin(uint64_t bytes);
+
   uint64_t capacity() const { return capacity_; }
   size_t size() const { return live_; }
   const IdlCacheStats& stats() const { return stats_; }

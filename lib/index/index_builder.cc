@@ -130,6 +130,10 @@ struct ValueBatch {
   }
 };
 
+// A run is cut between entries once the cache reaches its budget, so the
+// entry that crosses it may start lists beyond what the budget holds.
+constexpr size_t kListsPastBudget = 4096;
+
 constexpr size_t kBatchEntries = 256;
 // Batches of values: at most this many are made, one when none is free and
 // the batches handed over and not yet done by every worker hold less than
@@ -184,6 +188,9 @@ class IndexBuilderImpl final : public IndexBuilder {
       }
     }
     if (specs_.size() > 65535) return Status::InvalidArgument("too many indexes");
+    if (method_ == IndexMethod::kSort && !threaded_) {
+      main_.cache.Reserve(IdlCache::ListsWithin(options_.sort_memory) + kListsPastBudget);
+    }
     if (options_.drop_existing) {
       for (const std::string& t : tables_) DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
     }
@@ -443,6 +450,7 @@ class IndexBuilderImpl final : public IndexBuilder {
 
   void WorkerLoop(Worker* w) {
     const uint64_t budget = options_.sort_memory / workers_.size();
+    w->grouping.cache.Reserve(IdlCache::ListsWithin(budget) + kListsPastBudget);
     for (;;) {
       ValueBatch* b = nullptr;
       {

@@ -209,5 +209,56 @@ TEST_CASE("IDL cache filled again after a drain keeps lists exact") {
   }
 }
 
+TEST_CASE("IDL cache reserved for fewer or more lists than it gets keeps lists exact") {
+  // The sort builder reserves records for what its memory budget holds; a
+  // run may start more lists than that (or far fewer), and drained runs
+  // start over in the reserved records.
+  for (size_t reserved : {size_t{0}, size_t{10}, size_t{100000}}) {
+    INFO("reserved " << reserved);
+    IdlCache cache(std::numeric_limits<uint64_t>::max(),
+                   [](uint32_t, std::string_view, std::span<const EntryId>) {
+                     return Status::Internal("nothing is evicted");
+                   });
+    cache.Reserve(reserved);
+    for (int round = 0; round < 2; ++round) {
+      std::map<Key, std::vector<EntryId>> model;
+      const EntryId first = 1 + round * 3000;
+      for (EntryId id = first; id < first + 3000; ++id) {
+        for (EntryId k : {id % 7, id, id / 3}) {
+          std::string key = std::to_string(k);
+          key.insert(key.begin(), 'k');
+          REQUIRE(cache.Add(1, key, id).ok());
+          auto& l = model[{1, key}];
+          if (l.empty() || l.back() != id) l.push_back(id);
+        }
+      }
+      Collector got;
+      DrainInto(cache, &got);
+      CHECK(got.lists == model);
+    }
+  }
+}
+
+TEST_CASE("IDL cache holds no more lists than ListsWithin says its memory allows") {
+  // The builder cuts a run once memory() reaches its budget and reserves
+  // ListsWithin(budget) records: lists of one ID and short keys, the
+  // smallest there are, must reach the budget within that many.
+  for (uint64_t budget : {uint64_t{1} << 16, uint64_t{1} << 20, uint64_t{3} << 20}) {
+    INFO("budget " << budget);
+    IdlCache cache(std::numeric_limits<uint64_t>::max(),
+                   [](uint32_t, std::string_view, std::span<const EntryId>) {
+                     return Status::Internal("nothing is evicted");
+                   });
+    EntryId id = 0;
+    while (cache.memory() < budget) {
+      ++id;
+      REQUIRE(cache.Add(0, std::to_string(id), id).ok());
+    }
+    CHECK(cache.size() <= IdlCache::ListsWithin(budget) + 1);
+    // Not a loose bound either: the smallest lists come within a tenth of it.
+    CHECK(cache.size() * 10 >= IdlCache::ListsWithin(budget) * 9);
+  }
+}
+
 }  // namespace
 }  // namespace dirload
