@@ -117,4 +117,10 @@ void BlockArena::Reset() {
   chunk_used_ = 0;
 }
 
+void BlockArena::Release() {
+  Reset();
+  reserved_ -= chunks_.size() * kChunkBytes;
+  std::vector<std::unique_ptr<char, FreeChunk>>().swap(chunks_);
+}
+
 }  // namespace dirload

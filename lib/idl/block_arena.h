@@ -36,6 +36,9 @@ class BlockArena {
   // REQUIRES: no block is in use any more, and every large block was given
   // back with Free.
   void Reset();
+  // Reset, and the chunks go back to malloc too.
+  // REQUIRES: as for Reset.
+  void Release();
 
   // Bytes obtained from the system (chunks and large blocks).
   uint64_t reserved() const { return reserved_; }

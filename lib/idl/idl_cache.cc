@@ -48,6 +48,23 @@ IdlCache::~IdlCache() {
 
 void IdlCache::Reserve(size_t lists) { lists_.reserve(lists + 1); }
 
+void IdlCache::Release() {
+  if (live_ != 0) return;
+  arena_.Release();
+  std::vector<List>(1).swap(lists_);
+  std::vector<uint32_t>().swap(free_);
+  std::vector<uint64_t>().swap(slots_);
+  mask_ = 0;
+  std::vector<DrainRec>().swap(drain_order_);
+  drain_sorted_ = false;
+}
+
+uint64_t IdlCache::held() const {
+  return arena_.reserved() + lists_.capacity() * sizeof(List) +
+         free_.capacity() * sizeof(uint32_t) + slots_.capacity() * sizeof(uint64_t) +
+         drain_order_.capacity() * sizeof(DrainRec);
+}
+
 size_t IdlCache::ListsWithin(uint64_t bytes) {
   return static_cast<size_t>(bytes / (sizeof(List) + 2 * sizeof(uint64_t) + kMinBuffer));
 }

@@ -93,6 +93,12 @@ class IdlCache {
   // the old one into it; reserved, the records are only touched as they are
   // used. The figure is a hint: more lists still fit.
   void Reserve(size_t lists);
+  // Gives back the memory an empty cache keeps for reuse (the records, the
+  // hash table, the blocks' chunks, the drain order), once no more lists
+  // will come, so that what follows (a merge of the runs) does not find it
+  // all still taken. The cache stays usable. Does nothing while it holds
+  // lists.
+  void Release();
   // The most lists a cache can hold while memory() stays under `bytes`.
   static size_t ListsWithin(uint64_t bytes);
 
@@ -102,6 +108,9 @@ class IdlCache {
   // Approximate heap bytes held: the lists' blocks plus per-list records and
   // hash slots.
   uint64_t memory() const { return stats_.bytes + live_ * (sizeof(List) + 2 * sizeof(uint64_t)); }
+  // Heap bytes kept, in use or for reuse: the blocks' chunks and the
+  // records', slots' and drain order's arrays as allocated.
+  uint64_t held() const;
 
  private:
   // The record of one list, a cache line each so that reaching it costs one

@@ -648,7 +648,12 @@ class IndexBuilderImpl final : public IndexBuilder {
       g->cache.SortForDrain();
       return Status::Ok();
     }
-    return SpillRun(g);  // the rest, as the last run
+    DIRLOAD_RETURN_IF_ERROR(SpillRun(g));  // the rest, as the last run
+    // Only the runs are read from here on: the cache's memory would
+    // otherwise stay taken through the merge, beside its buffers and the
+    // store's pages.
+    g->cache.Release();
+    return Status::Ok();
   }
 
   // After EndInput: the grouping's lists into their tables, from the cache
