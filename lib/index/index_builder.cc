@@ -133,6 +133,14 @@ struct ValueBatch {
 // A run is cut between entries once the cache reaches its budget, so the
 // entry that crosses it may start lists beyond what the budget holds.
 constexpr size_t kListsPastBudget = 4096;
+// The records reserved are taken from the address space at once: a large
+// --sort-memory must not ask for more than the machine may grant (256 MB of
+// records; past that a doubling's copy is small beside the run).
+constexpr size_t kMaxReservedLists = size_t{1} << 22;
+
+size_t ListsToReserve(uint64_t budget) {
+  return std::min(IdlCache::ListsWithin(budget) + kListsPastBudget, kMaxReservedLists);
+}
 
 constexpr size_t kBatchEntries = 256;
 // Batches of values: at most this many are made, one when none is free and
@@ -189,7 +197,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     }
     if (specs_.size() > 65535) return Status::InvalidArgument("too many indexes");
     if (method_ == IndexMethod::kSort && !threaded_) {
-      main_.cache.Reserve(IdlCache::ListsWithin(options_.sort_memory) + kListsPastBudget);
+      main_.cache.Reserve(ListsToReserve(options_.sort_memory));
     }
     if (options_.drop_existing) {
       for (const std::string& t : tables_) DIRLOAD_RETURN_IF_ERROR(store_->DropTable(t));
@@ -450,7 +458,7 @@ class IndexBuilderImpl final : public IndexBuilder {
 
   void WorkerLoop(Worker* w) {
     const uint64_t budget = options_.sort_memory / workers_.size();
-    w->grouping.cache.Reserve(IdlCache::ListsWithin(budget) + kListsPastBudget);
+    w->grouping.cache.Reserve(ListsToReserve(budget));
     for (;;) {
       ValueBatch* b = nullptr;
       {
