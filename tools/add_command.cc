@@ -33,7 +33,7 @@ struct AddArgs {
   bool no_schema_check = false;
   bool no_index = false;
   bool one_pass = false;
-  unsigned threads = 2;
+  unsigned threads = DefaultCheckingWorkers();
   std::string progress = "auto";
   std::string stats_file;
   std::string max_record_size = "64M";
@@ -391,9 +391,10 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_flag("-s,--no-schema-check", a->no_schema_check,
                 "skip schema checks (DN, suffix, duplicate and parent checks still run)");
   cmd->add_option("--threads", a->threads,
-                  "threads that read (one at a time), check and normalise entries, beside "
-                  "the writing thread (default 2)")
-      ->check(CLI::Range(1u, 64u));
+                  "threads that read (one at a time), check and normalise entries beside the "
+                  "writing thread, which checks too while it has nothing to write; 0: the "
+                  "writing thread alone (default: one per processor but one, from 1 to 3)")
+      ->check(CLI::Range(0u, 64u));
   cmd->add_option("-S,--sid", a->sid, "server ID in the entryCSNs made for entries (0-4095)")
       ->check(CLI::Range(0, 0xfff));
   cmd->add_flag("-w,--context-csn", a->context_csn,

@@ -833,11 +833,20 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
 // thread on the waker's core, ahead of it, while the other core idles: on
 // a two-core virtual machine the other core sat idle for milliseconds at a
 // time (README, "The checking workers read their own batches").
+//
+// The calling thread checks too: while the next batch in order is not
+// checked yet, it reads and checks one itself rather than sleep. With one
+// thread per core and none of them waiting on another, the scheduler has
+// no woken thread to stack on a busy core (README, "The writing thread
+// checks too").
 class Loader::Pipeline {
  public:
   Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
            size_t batch_records)
-      : loader_(loader), reader_(reader), batch_records_(batch_records) {
+      : loader_(loader), reader_(reader), batch_records_(batch_records), own_checker_(prototype) {
+    if (loader_->options_.sink != nullptr) {
+      own_state_.normalizer = loader_->options_.sink->NewNormalizer();
+    }
     size_t depth = 2 * static_cast<size_t>(workers) + 2;
     for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<Batch>());
     for (unsigned i = 0; i < workers; ++i) {
@@ -860,11 +869,24 @@ class Loader::Pipeline {
     for (std::thread& t : workers_) t.join();
   }
 
-  // The next batch in input order, once checked.
+  // The next batch in input order, once checked. Until it is, the caller
+  // reads and checks the batches it can take; it waits only when none is
+  // left to read or free.
   Batch* Next() {
-    std::unique_lock<std::mutex> lock(mu_);
-    ready_cv_.wait(lock, [this] { return !ordered_.empty() && ordered_.front()->checked; });
-    return ordered_.front().get();
+    for (;;) {
+      std::unique_ptr<Batch> batch;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (FrontChecked()) return ordered_.front().get();
+        if (free_.empty() || input_done_) {
+          ready_cv_.wait(lock, [this] { return FrontChecked(); });
+          return ordered_.front().get();
+        }
+        batch = std::move(free_.back());
+        free_.pop_back();
+      }
+      ReadAndCheck(std::move(batch), &own_checker_, &own_state_);
+    }
   }
   void Release() {
     {
@@ -876,6 +898,9 @@ class Loader::Pipeline {
   }
 
  private:
+  // REQUIRES: mu_ held.
+  bool FrontChecked() const { return !ordered_.empty() && ordered_.front()->checked; }
+
   void WorkLoop(EntryChecker* checker, WorkerState* local) {
     for (;;) {
       std::unique_ptr<Batch> batch;
@@ -889,31 +914,37 @@ class Loader::Pipeline {
         batch = std::move(free_.back());
         free_.pop_back();
       }
-      Batch* b = batch.get();
-      {
-        // Batches enter ordered_ in the order they are read.
-        std::lock_guard<std::mutex> reading(read_mu_);
-        if (!Fill(b)) {
-          std::lock_guard<std::mutex> lock(mu_);
-          free_.push_back(std::move(batch));
-          continue;
-        }
-        std::lock_guard<std::mutex> lock(mu_);
-        ordered_.push_back(std::move(batch));
-        if (b->last) input_done_ = true;
-      }
-      // The others stop waiting for a batch to read.
-      if (b->last) free_cv_.notify_all();
-      for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, local, &b->items[i]);
-      bool next;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        b->checked = true;
-        // The writer takes batches in input order: a later one can wait.
-        next = ordered_.front().get() == b;
-      }
-      if (next) ready_cv_.notify_one();
+      ReadAndCheck(std::move(batch), checker, local);
     }
+  }
+
+  // Reads the next batch into `batch` and checks it with `checker`; gives
+  // the batch back unread when the input has ended.
+  void ReadAndCheck(std::unique_ptr<Batch> batch, EntryChecker* checker, WorkerState* local) {
+    Batch* b = batch.get();
+    {
+      // Batches enter ordered_ in the order they are read.
+      std::lock_guard<std::mutex> reading(read_mu_);
+      if (!Fill(b)) {
+        std::lock_guard<std::mutex> lock(mu_);
+        free_.push_back(std::move(batch));
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      ordered_.push_back(std::move(batch));
+      if (b->last) input_done_ = true;
+    }
+    // The others stop waiting for a batch to read.
+    if (b->last) free_cv_.notify_all();
+    for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, local, &b->items[i]);
+    bool next;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      b->checked = true;
+      // The writer takes batches in input order: a later one can wait.
+      next = ordered_.front().get() == b;
+    }
+    if (next) ready_cv_.notify_one();
   }
 
   // Reads the next batch into `b`; false once the input has ended (another
@@ -969,8 +1000,18 @@ class Loader::Pipeline {
   bool input_done_ = false;
   std::vector<std::unique_ptr<Batch>> free_;    // guarded by mu_
   std::deque<std::unique_ptr<Batch>> ordered_;  // guarded by mu_, input order
+  // The calling thread's own checker, for the batches it checks itself.
+  EntryChecker own_checker_;
+  WorkerState own_state_;
   std::vector<std::thread> workers_;
 };
+
+unsigned DefaultCheckingWorkers() {
+  // The writing thread's own work is about a quarter of phase 1's: past four
+  // threads in all it sets the pace, and more workers only hold more batches.
+  const unsigned processors = std::thread::hardware_concurrency();
+  return std::clamp(processors, 2u, 4u) - 1;
+}
 
 Result<LoadSummary> Loader::Run(ldif::Reader* reader) {
   file_ = reader->name();
@@ -978,7 +1019,7 @@ Result<LoadSummary> Loader::Run(ldif::Reader* reader) {
   const uint64_t input_size = reader->input_size();
   uint64_t input_offset = 0, parsed = 0;
   {
-    Pipeline pipeline(this, reader, *checker_, std::max(1u, options_.threads),
+    Pipeline pipeline(this, reader, *checker_, options_.threads,
                       std::max<size_t>(1, options_.batch_records));
     for (bool last = false; !last;) {
       Batch* batch = pipeline.Next();

@@ -25,11 +25,13 @@
 // committed and synced; only then does it become `ready`. A run that fails or
 // is killed leaves `loading`, which every command refuses.
 //
-// The work runs as a pipeline: one thread reads and parses records into
-// batches, `threads` workers check and normalise them (the costly part), and
+// The work runs as a pipeline: `threads` workers each read a batch of
+// records (one at a time) and check and normalise it (the costly part), and
 // the calling thread takes the batches in input order for the checks that
-// depend on what came before (duplicates, parents) and writes the store. At
-// most a few batches are in flight, so memory does not grow with the input.
+// depend on what came before (duplicates, parents) and writes the store;
+// while the next batch in order is not checked yet, the calling thread
+// reads and checks one itself. At most a few batches are in flight, so
+// memory does not grow with the input.
 // The native format's dn2id records are held in a buffer of bounded size
 // (lib/util/held_records.h) and written in key order when it is full and at
 // the end.
@@ -114,13 +116,19 @@ class EntrySink {
   virtual Status Replace(EntryId id, std::span<const Value> values) = 0;
 };
 
+// One checking worker per processor but the one the writing thread keeps
+// busy: at least one, at most three.
+unsigned DefaultCheckingWorkers();
+
 struct LoadOptions {
   std::string suffix;              // required
   bool continue_on_error = false;  // -c
   bool dry_run = false;            // -u: no store is written (store may be null)
   bool quick = false;              // -q: fewer commits
   uint64_t commit_every = 20000;   // entries per transaction (-q: 200000)
-  unsigned threads = 2;            // checking workers
+  // Checking workers beside the calling thread, which checks too; 0: the
+  // calling thread alone.
+  unsigned threads = DefaultCheckingWorkers();
   size_t batch_records = 256;
   // Operational attributes (operational_attributes.h).
   bool lastmod = true;             // add them (the database's lastmod setting)

@@ -559,5 +559,55 @@ TEST_CASE("dn2id held in memory and written in key order is the dn2id written en
   }
 }
 
+TEST_CASE("one checking worker or several, or the writing thread alone: the same tables") {
+  // Batches of three records and a few hundred of them, so that the writing
+  // thread checks some batches itself and the workers finish theirs out of
+  // input order; bad records and duplicates among them, whose rejects must
+  // come in input order too.
+  std::string ldif = std::string(kTop) + kPeople;
+  size_t good = 2, bad = 0;
+  for (int i = 0; i < 400; ++i) {
+    const std::string uid = "u" + std::to_string(i);
+    if (i % 17 == 5) {
+      ldif += "dn: uid=" + uid +
+              ",ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: " + uid +
+              "\ncn: x\nsn: x\nnoSuchType: x\n\n";
+      ++bad;
+    } else if (i % 23 == 7) {
+      ldif += Person("u0");  // u0 is good
+      ++bad;
+    } else {
+      ldif += Person(uid);
+      ++good;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> dn2id[4], id2entry[4];
+  std::vector<std::string> rejects[4];
+  for (unsigned threads = 0; threads < 4; ++threads) {
+    CAPTURE(threads);
+    testing::TempDir dir;
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"), ldif, true, &run, [&](LoadOptions* lo) {
+      SteppingClock(lo);
+      lo->threads = threads;
+      lo->batch_records = 3;
+    });
+    REQUIRE(run.summary.ok());
+    CHECK(run.summary->entries_loaded == good);
+    CHECK(run.summary->rejected == bad);
+    dn2id[threads] = Dump(Backend::kLmdb, dir.File("db"), kDn2IdTable);
+    id2entry[threads] = Dump(Backend::kLmdb, dir.File("db"), kId2EntryTable);
+    rejects[threads] = run.rejects.messages;
+  }
+  CHECK(id2entry[0].size() == good);
+  REQUIRE(rejects[0].size() == bad);
+  CHECK(rejects[0][0].find("in.ldif:") == 0);
+  for (unsigned threads = 1; threads < 4; ++threads) {
+    CHECK(dn2id[threads] == dn2id[0]);
+    CHECK(id2entry[threads] == id2entry[0]);
+    CHECK(rejects[threads] == rejects[0]);
+  }
+}
+
 }  // namespace
 }  // namespace dirload
