@@ -836,9 +836,9 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
 //
 // The calling thread checks too: while the next batch in order is not
 // checked yet, it reads and checks one itself rather than sleep. With one
-// thread per core and none of them waiting on another, the scheduler has
-// no woken thread to stack on a busy core (README, "The writing thread
-// checks too").
+// worker on two cores that is one thread per core, fewer sleeps and fewer
+// woken threads for the scheduler to stack on a busy core (README, "The
+// writing thread checks too").
 class Loader::Pipeline {
  public:
   Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
