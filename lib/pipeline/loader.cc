@@ -843,19 +843,17 @@ class Loader::Pipeline {
  public:
   Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
            size_t batch_records)
-      : loader_(loader), reader_(reader), batch_records_(batch_records), own_checker_(prototype) {
-    if (loader_->options_.sink != nullptr) {
-      own_state_.normalizer = loader_->options_.sink->NewNormalizer();
-    }
+      : loader_(loader),
+        reader_(reader),
+        batch_records_(batch_records),
+        own_checker_(prototype),
+        own_state_(NewState(*loader)) {
     size_t depth = 2 * static_cast<size_t>(workers) + 2;
     for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<Batch>());
     for (unsigned i = 0; i < workers; ++i) {
       workers_.emplace_back([this, checker = prototype]() mutable {
         pthread_setname_np(pthread_self(), "dirload-check");
-        WorkerState local;
-        if (loader_->options_.sink != nullptr) {
-          local.normalizer = loader_->options_.sink->NewNormalizer();
-        }
+        WorkerState local = NewState(*loader_);
         WorkLoop(&checker, &local);
       });
     }
@@ -898,6 +896,13 @@ class Loader::Pipeline {
   }
 
  private:
+  // Every checking thread normalizes values with its own copy of the sink's
+  // normalizer, as the checks run without a lock.
+  static WorkerState NewState(const Loader& loader) {
+    WorkerState state;
+    if (loader.options_.sink != nullptr) state.normalizer = loader.options_.sink->NewNormalizer();
+    return state;
+  }
   // REQUIRES: mu_ held.
   bool FrontChecked() const { return !ordered_.empty() && ordered_.front()->checked; }
 

@@ -198,7 +198,11 @@ uint64_t DiskBytes(const std::string& dir) {
 // load: measured, so the test kills a load mid-run in a sanitizer build and
 // stays cheap in a release build.
 uint64_t EntriesForSeconds(const TempDir& t, double seconds) {
-  constexpr uint64_t kProbe = 2000;
+  // Large enough that start-up does not dominate. The probe's time includes
+  // it, so the estimate errs on the small side; with 2,000 entries a release
+  // build's probe ran at a seventh of a long load's rate (64 ms for 2,000
+  // entries, 0.9 s for 185,000) and the load could end before the last kill.
+  constexpr uint64_t kProbe = 20000;
   std::string probe = t.File("probe.ldif");
   Generate(probe, kProbe);
   auto start = std::chrono::steady_clock::now();
@@ -206,7 +210,6 @@ uint64_t EntriesForSeconds(const TempDir& t, double seconds) {
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   fs::remove(probe);
-  // The probe's time includes start-up, so this errs on the large side.
   auto n = static_cast<uint64_t>(static_cast<double>(kProbe) / took * seconds);
   // At least enough for the loader's first intermediate commit (every 20,000
   // entries) to happen well before the end.

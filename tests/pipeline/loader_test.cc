@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "ldif/writer.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
 #include "lib/schema/schema.h"
@@ -599,11 +600,8 @@ TEST_CASE("one checking worker or several, or the writing thread alone: the same
     CHECK(run.summary->rejected == bad);
     dn2id[threads] = Dump(Backend::kLmdb, dir.File("db"), kDn2IdTable);
     for (const ldif::Record& r : run.entries) {
-      std::string text(r.dn());
-      for (size_t i = 0; i < r.size(); ++i) {
-        text.append("\n").append(r.attribute(i).description).append(": ");
-        text.append(r.attribute(i).value);
-      }
+      std::string text;
+      ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
       id2entry[threads].push_back(std::move(text));
     }
     rejects[threads] = run.rejects.messages;
