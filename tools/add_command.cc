@@ -1,23 +1,15 @@
-// dirload add: slapadd's job. Phase 1 (load) now; phase 2 (indexes) follows it.
+// dirload add: slapadd's job, a LoadJob (lib/db/load_job.h): phase 1 stores
+// the entries, phase 2 builds the indexes, then the load is committed.
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <optional>
 
-#include "ldif/reader.h"
-#include "lib/pipeline/database_lock.h"
-#include "lib/pipeline/entry_checker.h"
-#include "lib/pipeline/indexer.h"
-#include "lib/pipeline/loader.h"
-#include "lib/pipeline/mdb_load.h"
-#include "lib/pipeline/mdb_rebuild.h"
-#include "lib/pipeline/run_stats.h"
-#include "lib/pipeline/write_guard.h"
+#include "lib/db/database.h"
+#include "lib/db/load_job.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
 #include "tools/progress_printer.h"
-#include "tools/run_report.h"
 #include "tools/slapd_tool_options.h"
 
 namespace dirload::tools {
@@ -75,32 +67,6 @@ class RejectFile final : public RejectSink {
   std::ofstream out_;
 };
 
-// A native load that failed: reports `error`, closes the store and rolls the
-// database back (an append to the copy taken before it, a new load to
-// nothing), saying what happened to the database.
-int RollBack(const Status& error, const std::string& dir, std::optional<WriteGuard>* guard,
-             std::unique_ptr<Store>* store) {
-  int code = ReportError(error);
-  if (store != nullptr) store->reset();
-  if (!guard->has_value()) return code;
-  const bool append = (*guard)->kind() == WorkKind::kAppend;
-  Status undone = (*guard)->RollBack();
-  guard->reset();
-  if (!undone.ok()) {
-    std::fprintf(stderr, "dirload: %s\n", undone.message().c_str());
-    std::fprintf(stderr, "dirload: %s could not be rolled back now; run 'dirload recover' on it\n",
-                 dir.c_str());
-    return code;
-  }
-  if (append) {
-    std::fprintf(stderr, "dirload: the append was rolled back: %s is as it was before it\n",
-                 dir.c_str());
-  } else {
-    std::fprintf(stderr, "dirload: the load was undone: %s holds no database\n", dir.c_str());
-  }
-  return code;
-}
-
 int RunAdd(AddArgs a) {
   Result<int> debug = ParseDebugLevel(a.tool.debug);
   if (!debug.ok()) return ReportError(debug.status());
@@ -115,108 +81,34 @@ int RunAdd(AddArgs a) {
                  "dirload: note: -o value-check: values are checked against their syntax "
                  "whenever the schema is checked (-s turns both off)\n");
   }
-  Result<ResolvedDatabase> db = ResolveDatabase(a.db, /*creating=*/true);
-  if (!db.ok()) return ReportError(db.status());
-  if (!db->has_suffix) {
-    return ReportError(Status::InvalidArgument("no suffix: give --suffix DN or -f slapd.conf"));
-  }
-  PrintNotes(*db, a.db.verbose);
+  LoadJobOptions job;
+  job.ldif = a.ldif;
   Result<uint64_t> max_record = ParseByteSize(a.max_record_size);
   if (!max_record.ok()) return ReportError(max_record.status());
-  Result<std::unique_ptr<Schema>> schema = BuildSchema(*db);
-  if (!schema.ok()) return ReportError(schema.status());
-  EntryChecker checker(schema->get(), !a.no_schema_check);
-  Result<IndexConfig> index_config = BuildIndexConfig(**schema, *db);
-  if (!index_config.ok()) return ReportError(index_config.status());
+  job.max_record_size = *max_record;
   Result<IndexRunOptions> index_options = ResolveIndexBuild(a.index_build);
   if (!index_options.ok()) return ReportError(index_options.status());
-
-  Result<std::unique_ptr<ldif::ByteSource>> source = ldif::OpenByteSource(a.ldif);
-  if (!source.ok()) return ReportError(source.status());
-  ldif::ReaderOptions reader_options;
-  reader_options.max_record_size = *max_record;
-  if (a.ldif != "-") {
-    reader_options.url_base_dir = std::filesystem::path(a.ldif).parent_path().string();
-  }
-  ldif::Reader reader(std::move(*source), reader_options);
-
-  DatabaseFormat format = DatabaseFormat::kNative;
-  // One writer per database: held until this command ends.
-  std::optional<DatabaseLock> lock;
-  if (!a.dry_run) {
-    Result<DatabaseLock> locked = DatabaseLock::Acquire(db->dir);
-    if (!locked.ok()) return ReportError(locked.status());
-    lock.emplace(std::move(*locked));
-  }
-  if (!a.dry_run) {
-    // Berkeley DB asked for: dirload's own format, the only one it holds.
-    std::string_view requested = a.format;
-    if (requested.empty() && a.db.backend == "bdb") requested = "native";
-    Result<DatabaseFormat> chosen = ChooseLoadFormat(db->dir, requested, db->database_type);
-    if (!chosen.ok()) return ReportError(chosen.status());
-    format = *chosen;
-  }
-  std::unique_ptr<Store> store;
-  std::unique_ptr<MdbLoad> mdb_load;
-  std::optional<WriteGuard> guard;
-  if (!a.dry_run && format == DatabaseFormat::kMdb) {
-    if (db->backend == Backend::kBdb) {
-      return ReportError(Status::InvalidArgument("slapd's back-mdb format is LMDB only: use "
-                                                 "--format native with --backend bdb")
-                             .WithOrigin(ErrorOrigin::kUsage));
-    }
-    if (!a.no_index && index_config->empty()) {
-      // slapd records no index configuration: without one, the appended
-      // entries would be missing from the indexes the database has.
-      Result<MdbIndexPlan> existing =
-          PlanMdbIndexRebuild(db->dir, **schema, *index_config, {}, false);
-      if (existing.ok() && !existing->unconfigured.empty()) {
-        std::string names;
-        for (const std::string& n : existing->unconfigured)
-          names += (names.empty() ? "" : ", ") + n;
-        return ReportError(
-            Status::InvalidArgument(db->dir + " has indexes (" + names +
-                                    ") but no index configuration was given: give the "
-                                    "configuration (-f, -F or --index) so that the appended "
-                                    "entries are indexed, or --no-index")
-                .WithOrigin(ErrorOrigin::kUsage));
-      }
-    }
-    MdbLoadOptions mo = MdbLoadOptionsFor(
-        *db, a.no_index ? std::vector<IndexSpec>() : index_config->specs(), *index_options);
-    Result<std::unique_ptr<MdbLoad>> begun = MdbLoad::Begin(db->dir, **schema, mo);
-    if (!begun.ok()) return ReportError(begun.status());
-    mdb_load = std::move(*begun);
-    if (a.no_index && !index_config->empty()) {
-      std::fprintf(stderr,
-                   "dirload: warning: --no-index on slapd's format: slapd records no index "
-                   "state and will answer indexed searches from empty indexes until "
-                   "'dirload index' builds them\n");
-    }
-  } else if (!a.dry_run) {
-    Result<WriteGuard> begun = WriteGuard::BeginLoad(db->dir, db->backend, db->store_options);
-    if (!begun.ok()) return ReportError(begun.status());
-    guard.emplace(std::move(*begun));
-    if (a.db.verbose && guard->kind() == WorkKind::kAppend) {
-      std::fprintf(stderr, "dirload: kept a copy of the database to go back to (%llu MB, %.2f s)\n",
-                   static_cast<unsigned long long>(guard->copied_bytes() >> 20),
-                   guard->copy_seconds());
-    }
-    StoreOptions so = db->store_options;
-    so.create = true;
-    Result<std::unique_ptr<Store>> opened = Store::Open(db->backend, db->dir, so);
-    if (!opened.ok()) return RollBack(opened.status(), db->dir, &guard, nullptr);
-    store = std::move(*opened);
-    // An append without an index configuration keeps the database's own, so
-    // that the appended entries are indexed like the others.
-    if (guard->kind() == WorkKind::kAppend && db->index_lines.empty()) {
-      Result<std::vector<IndexConfig::Line>> recorded = RecordedIndexLines(store.get());
-      if (!recorded.ok()) return RollBack(recorded.status(), db->dir, &guard, &store);
-      index_config = IndexConfig::Parse(**schema, *recorded);
-      if (!index_config.ok()) return RollBack(index_config.status(), db->dir, &guard, &store);
-    }
-  }
-
+  job.index = *index_options;
+  job.load.continue_on_error = a.continue_on_error;
+  job.load.quick = a.quick;
+  job.load.threads = a.threads;
+  job.load.rootdn = a.rootdn;
+  job.load.sid = a.sid;
+  job.load.write_context_csn = a.context_csn;
+  job.load.skip_to_line = a.skip_to_line;
+  job.schema_check = !a.no_schema_check;
+  job.no_index = a.no_index;
+  job.one_pass = a.one_pass;
+  job.verbose = a.db.verbose;
+  job.collect_stats = !a.stats_file.empty();
+  job.notice = PrintNotice;
+  OpenOptions options;
+  options.database = ToDatabaseOptions(a.db);
+  options.access = a.dry_run ? Access::kDryRun : Access::kLoad;
+  options.format = a.format;
+  Result<std::unique_ptr<Database>> db = Database::Open(options);
+  if (!db.ok()) return ReportError(db.status());
+  PrintNotes((*db)->config(), a.db.verbose);
   std::unique_ptr<RejectSink> rejects;
   if (!a.reject_file.empty()) {
     std::ofstream out(a.reject_file, std::ios::binary | std::ios::trunc);
@@ -225,137 +117,24 @@ int RunAdd(AddArgs a) {
   } else if (a.continue_on_error) {
     rejects = std::make_unique<StderrRejects>();
   }
-  ProgressPrinter progress(a.progress == "always"  ? ProgressMode::kAlways
-                           : a.progress == "never" ? ProgressMode::kNever
-                                                   : ProgressMode::kAuto);
-  LoadOptions lo;
-  lo.suffix = db->suffix;
-  lo.continue_on_error = a.continue_on_error;
-  lo.dry_run = a.dry_run;
-  lo.quick = a.quick;
-  lo.threads = a.threads;
-  lo.lastmod = db->lastmod;
-  lo.rootdn = a.rootdn.empty() ? db->rootdn : a.rootdn;
-  lo.sid = a.sid;
-  lo.write_context_csn = a.context_csn;
-  lo.skip_to_line = a.skip_to_line;
-  // Phase 2's sort memory is not in use yet.
-  lo.dn2id_buffer_bytes = index_options->builder.sort_memory / 4;
-  if (mdb_load) lo.sink = mdb_load->sink();
-  const bool indexing = store && !a.no_index && !index_config->empty();
-  std::unique_ptr<IndexFeed> feed;
-  if (a.one_pass && indexing) {
-    if (guard->kind() != WorkKind::kLoad || index_options->method != IndexMethod::kSort) {
-      std::fprintf(stderr,
-                   "dirload: --one-pass applies to a new database and the sort method: phase 2 "
-                   "reads the entries back\n");
-    } else {
-      // Phase 1's held dn2id records and the builder share --sort-memory.
-      IndexRunOptions fed_options = *index_options;
-      fed_options.builder.sort_memory -= lo.dn2id_buffer_bytes;
-      Indexer indexer(store.get(), schema->get(), &*index_config, &progress);
-      Result<std::unique_ptr<IndexFeed>> begun = indexer.BeginFed(fed_options);
-      if (!begun.ok()) return RollBack(begun.status(), db->dir, &guard, &store);
-      feed = std::move(*begun);
-      lo.index_feed = feed.get();
-    }
-  } else if (a.one_pass && mdb_load && !a.no_index) {
-    std::fprintf(stderr, "dirload: --one-pass applies to dirload's native format only\n");
-  }
-  PhaseClock clock;
-  // The loader's memory (its name filter, the line of each entry loaded)
-  // goes before phase 2 allocates its own.
-  Result<LoadSummary> summary = [&] {
-    Loader loader(lo, mdb_load ? mdb_load->scratch() : store.get(), &checker, rejects.get(),
-                  &progress);
-    return loader.Run(&reader);
-  }();
-  if (summary.ok() && mdb_load) {
-    Status finished = mdb_load->FinishEntries();
-    if (!finished.ok()) summary = finished;
-  }
-  if (!summary.ok() && mdb_load) {
+  job.rejects = rejects.get();
+  ProgressPrinter progress(ParseProgressMode(a.progress));
+  job.progress = &progress;
+
+  Result<std::unique_ptr<LoadJob>> begun = (*db)->BeginLoad(job);
+  if (!begun.ok()) return ReportError(begun.status());
+  std::unique_ptr<LoadJob> load = std::move(*begun);
+  Result<LoadSummary> summary = load->Run();
+  if (!summary.ok()) {
     int code = ReportError(summary.status());
-    std::fprintf(stderr, "dirload: nothing was changed in %s\n", db->dir.c_str());
+    load.reset();  // rolls back, and says so
     return code;
   }
-  if (!summary.ok()) return RollBack(summary.status(), db->dir, &guard, &store);
-
-  RunStats stats;
-  stats.command = "add";
-  stats.backend = std::string(BackendName(db->backend));
-  stats.database = db->dir;
-  {
-    PhaseStats p;
-    p.name = "load";
-    p.wall_seconds = clock.wall_seconds();
-    p.cpu_seconds = clock.cpu_seconds();
-    p.entries = summary->entries_loaded;
-    p.bytes = summary->input_bytes;
-    p.peak_rss_bytes = PeakRssBytes();
-    p.counters.push_back({"rejected", static_cast<double>(summary->rejected)});
-    if (store) AddCacheCounters(store.get(), &p);
-    stats.phases.push_back(std::move(p));
-  }
-  if (mdb_load) {
-    if (!a.no_index && !index_config->empty()) {
-      PhaseClock clock2;
-      Result<mdb::MdbIndexStats> built = mdb_load->BuildIndexes(index_config->specs());
-      if (!built.ok()) {
-        int code = ReportError(built.status());
-        std::fprintf(stderr, "dirload: nothing was changed in %s\n", db->dir.c_str());
-        return code;
-      }
-      stats.phases.push_back(MdbIndexPhaseStats(*built, clock2));
-    }
-    PhaseClock clock3;
-    Status installed = mdb_load->Install();
-    if (!installed.ok()) return ReportError(installed);
-    PhaseStats p;
-    p.name = "install";
-    p.wall_seconds = clock3.wall_seconds();
-    p.cpu_seconds = clock3.cpu_seconds();
-    stats.phases.push_back(std::move(p));
-    stats.backend = "mdb";
-  }
-  // Phase 2, unless asked not to or nothing is configured.
-  if (indexing) {
-    PhaseClock clock2;
-    Indexer indexer(store.get(), schema->get(), &*index_config, &progress);
-    if (feed && feed->abandoned()) {
-      std::fprintf(stderr, "dirload: --one-pass: %s; phase 2 reads the entries back\n",
-                   feed->why_abandoned().c_str());
-    }
-    Result<IndexRunSummary> built =
-        feed ? indexer.FinishFed(std::move(feed), *index_options) : indexer.Run(*index_options);
-    if (!built.ok()) return RollBack(built.status(), db->dir, &guard, &store);
-    stats.phases.push_back(IndexPhaseStats(*built, clock2));
-  } else if (store && guard && guard->kind() == WorkKind::kAppend) {
-    // The indexes lack the appended entries: no longer current.
-    Result<std::vector<std::string>> marked = MarkIndexesUnfinished(store.get());
-    if (!marked.ok()) return RollBack(marked.status(), db->dir, &guard, &store);
-    if (!marked->empty()) {
-      std::fprintf(stderr,
-                   "dirload: --no-index: %zu indexes now lack the appended entries and are "
-                   "marked stale; 'dirload index' rebuilds them\n",
-                   marked->size());
-    }
-    Status synced = store->Sync();
-    if (!synced.ok()) return RollBack(synced, db->dir, &guard, &store);
-  }
-  if (guard) {
-    Status done = guard->Done();
-    if (!done.ok()) return ReportError(done);
-  }
+  Status committed = load->Commit();
+  if (!committed.ok()) return ReportError(committed);
   if (!a.stats_file.empty()) {
-    if (store) {
-      AddSettings(store.get(), a.no_index || index_config->empty() ? nullptr : &*index_options,
-                  &stats);
-      AddTableTotals(store.get(), &stats);
-    }
-    std::ofstream out(a.stats_file, std::ios::binary | std::ios::trunc);
-    out << stats.ToJson();
-    if (!out) return ReportError(Status::IoError(a.stats_file + ": cannot write stats"));
+    Status written = WriteStats(load->stats(), a.stats_file);
+    if (!written.ok()) return ReportError(written);
   }
   if (summary->rejected > 0) {
     std::fprintf(stderr, "dirload: %llu record(s) rejected%s%s\n",

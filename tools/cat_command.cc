@@ -4,21 +4,12 @@
 #include <optional>
 
 #include "ldif/writer.h"
-#include "lib/entry/entry_codec.h"
-#include "lib/format/format_detect.h"
-#include "lib/format/mdb/mdb_reader.h"
-#include "lib/pipeline/database_lock.h"
-#include "lib/pipeline/database_meta.h"
+#include "lib/db/database.h"
 #include "lib/pipeline/entry_record.h"
-#include "lib/pipeline/pending_work.h"
-#include "lib/schema/dn.h"
-#include "lib/search/evaluate.h"
 #include "lib/search/ldap_url.h"
-#include "lib/store/tables.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
-#include "tools/search_session.h"
 #include "tools/slapd_tool_options.h"
 
 namespace dirload::tools {
@@ -37,16 +28,12 @@ struct CatArgs {
   size_t wrap = 78;  // from -o ldif-wrap and --no-wrap
 };
 
-// Writes `e` with its descriptions resolved through `dictionary`.
-Status WriteEntry(const EntryView& e, const AttributeDictionary& dictionary, ldif::Record* record,
-                  ldif::Writer* writer) {
-  DIRLOAD_RETURN_IF_ERROR(EntryToRecord(e, dictionary, record));
-  return writer->Write(*record);
-}
-
 // The scope, base and filter of -H, -s and -a: as in slapcat, -a wins over
 // the URL's filter and -s over its base.
-Result<ToolUrl> Selection(const CatArgs& a) {
+Result<std::optional<EntrySelection>> Selection(const CatArgs& a) {
+  if (a.filter.empty() && a.subtree.empty() && a.url.empty()) {
+    return std::optional<EntrySelection>();
+  }
   ToolUrl url;
   if (!a.url.empty()) {
     DIRLOAD_ASSIGN_OR_RETURN(url, ParseToolUrl(a.url));
@@ -56,137 +43,29 @@ Result<ToolUrl> Selection(const CatArgs& a) {
     url.scope = SearchScope::kSub;
   }
   if (!a.filter.empty()) url.filter = a.filter;
-  return url;
-}
-
-bool Filtered(const CatArgs& a) {
-  return !a.filter.empty() || !a.subtree.empty() || !a.url.empty();
-}
-
-// True when the normalized DN `ndn` is in `scope` of the normalized `base`.
-bool InScope(std::string_view ndn, std::string_view base, SearchScope scope) {
-  switch (scope) {
-    case SearchScope::kBase:
-      return ndn == base;
-    case SearchScope::kOne:
-      return !ndn.empty() && ParentDn(ndn) == base;
-    case SearchScope::kSub:
-      while (ndn.size() > base.size()) ndn = ParentDn(ndn);
-      return ndn == base;
-  }
-  return false;
-}
-
-// slapcat on slapd's back-mdb format: every entry in ID order, as slapcat
-// writes it (its base64 rule included). -a, -s and -H filter the scan: each
-// entry's normalized DN (from slapd's own normalized RDNs) against the base,
-// and the filter evaluated with the schema; no index is used.
-Status CatMdb(const CatArgs& a, const ResolvedDatabase& db, uint64_t* count) {
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbReader> reader, mdb::MdbReader::Open(db.dir));
-  std::unique_ptr<Schema> schema;
-  std::optional<FilterMatcher> matcher;
-  std::optional<DescriptionTable> descriptions;
-  std::string base;
-  SearchScope scope = SearchScope::kSub;
-  const bool filtered = Filtered(a);
-  if (filtered) {
-    DIRLOAD_ASSIGN_OR_RETURN(ToolUrl url, Selection(a));
-    DIRLOAD_ASSIGN_OR_RETURN(schema, BuildSchema(db));
-    Result<Filter> filter = ParseFilter(url.filter.value_or("(objectClass=*)"));
-    if (!filter.ok()) return filter.status().WithOrigin(ErrorOrigin::kUsage);
-    matcher.emplace(*filter, *schema);
-    descriptions.emplace(reader->dictionary(), *schema);
-    scope = url.scope;
-    if (url.base.has_value() || db.has_suffix) {
-      Result<std::string> nbase = NormalizeDn(*schema, url.base.value_or(db.suffix));
-      if (!nbase.ok())
-        return nbase.status().WithPrefix("base DN: ").WithOrigin(ErrorOrigin::kUsage);
-      base = std::move(*nbase);
-    }
-  }
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
-                           ldif::OpenByteSink(a.output, a.gzip));
-  ldif::WriterOptions wo;
-  wo.wrap = a.wrap;
-  wo.slapcat_base64 = true;
-  ldif::Writer writer(sink.get(), wo);
-  ldif::Record record;
-  DIRLOAD_RETURN_IF_ERROR(reader->ForEach([&](const mdb::MdbReadEntry& e) -> Status {
-    if (filtered) {
-      if (!InScope(e.ndn, base, scope)) return Status::Ok();
-      DIRLOAD_ASSIGN_OR_RETURN(bool match, matcher->Matches(e.view, *descriptions));
-      if (!match) return Status::Ok();
-    }
-    ++*count;
-    return WriteEntry(e.view, reader->dictionary(), &record, &writer);
-  }));
-  DIRLOAD_RETURN_IF_ERROR(writer.Flush());
-  return sink->Close();
-}
-
-// cat -a, -s, -H: the entries in a scope that match a filter, found as
-// `dirload search` finds them, in ID order as slapcat writes them. As in
-// slapcat, -a wins over the URL's filter and -s over its base.
-Status CatFiltered(const CatArgs& a, ldif::Writer* writer, uint64_t* count) {
-  DIRLOAD_ASSIGN_OR_RETURN(ToolUrl url, Selection(a));
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<SearchSession> s, OpenSearchSession(a.db));
   Result<Filter> filter = ParseFilter(url.filter.value_or("(objectClass=*)"));
   if (!filter.ok()) return filter.status().WithOrigin(ErrorOrigin::kUsage);
-  SearchRequest req;
-  req.base = url.base.value_or(s->suffix);
-  req.scope = url.scope;
-  req.filter = std::move(*filter);
-  req.indexes = &s->indexes;
-  ldif::Record record;
-  DIRLOAD_ASSIGN_OR_RETURN(
-      SearchResult result,
-      Search(s->store.get(), *s->schema, s->dictionary, req, [&](EntryId, const EntryView& e) {
-        return WriteEntry(e, s->dictionary, &record, writer);
-      }));
-  *count = result.matched;
-  return Status::Ok();
+  return std::optional<EntrySelection>(EntrySelection{url.base, url.scope, std::move(*filter)});
 }
 
 Status Cat(const CatArgs& a, uint64_t* count) {
-  // The format first: the native checks below refuse slapd's database.
-  DIRLOAD_ASSIGN_OR_RETURN(ResolvedDatabase db, ResolveDatabase(a.db, /*creating=*/false));
-  DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(db.dir));
-  DIRLOAD_ASSIGN_OR_RETURN(DatabaseFormat format, DetectDatabaseFormat(db.dir));
-  if (format == DatabaseFormat::kMdb) return CatMdb(a, db, count);
-  if (Filtered(a)) {
-    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
-                             ldif::OpenByteSink(a.output, a.gzip));
-    ldif::WriterOptions wo;
-    wo.wrap = a.wrap;
-    ldif::Writer writer(sink.get(), wo);
-    DIRLOAD_RETURN_IF_ERROR(CatFiltered(a, &writer, count));
-    DIRLOAD_RETURN_IF_ERROR(writer.Flush());
-    return sink->Close();
-  }
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<DatabaseLock> reader_lock,
-                           DatabaseLock::AcquireForReading(db.dir, db.backend == Backend::kBdb));
-  StoreOptions so = db.store_options;
-  so.read_only = true;
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(db.backend, db.dir, so));
-  AttributeDictionary dictionary;
-  DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(store.get(), &dictionary));
-  DIRLOAD_RETURN_IF_ERROR(RequireReady(meta, db.dir));
-
+  OpenOptions options;
+  options.database = ToDatabaseOptions(a.db);
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(options));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntrySelection> selection, Selection(a));
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                            ldif::OpenByteSink(a.output, a.gzip));
   ldif::WriterOptions wo;
   wo.wrap = a.wrap;
+  wo.slapcat_base64 = db->slapcat_ldif();
   ldif::Writer writer(sink.get(), wo);
-  std::unique_ptr<Cursor> cursor = store->NewCursor(kId2EntryTable);
-  EntryView entry;
   ldif::Record record;
-  for (cursor->SeekToFirst(); cursor->valid(); cursor->Next()) {
-    // A record that does not decode is damage in the database: say which.
-    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(cursor->value(), &entry).WithPrefix(db.dir + ": "));
-    DIRLOAD_RETURN_IF_ERROR(WriteEntry(entry, dictionary, &record, &writer));
-    ++*count;
-  }
-  DIRLOAD_RETURN_IF_ERROR(cursor->status());
+  DIRLOAD_RETURN_IF_ERROR(
+      db->ForEachEntry(selection ? &*selection : nullptr, [&](const EntryView& e) -> Status {
+        ++*count;
+        DIRLOAD_RETURN_IF_ERROR(EntryToRecord(e, db->dictionary(), &record));
+        return writer.Write(record);
+      }));
   DIRLOAD_RETURN_IF_ERROR(writer.Flush());
   return sink->Close();
 }

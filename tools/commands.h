@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <string_view>
 
+#include "lib/pipeline/run_stats.h"
 #include "lib/util/status.h"
 
 namespace dirload::tools {
@@ -24,5 +27,12 @@ int ExitStatusFor(const Status& status);
 
 // Prints "dirload: MESSAGE" to stderr and returns ExitStatusFor(status).
 int ReportError(const Status& status);
+
+// Prints "dirload: LINE" to stderr: what a library job wants the operator
+// to know (lib/db's NoticeSink).
+void PrintNotice(std::string_view line);
+
+// Writes --stats' JSON to `path`.
+Status WriteStats(const RunStats& stats, const std::string& path);
 
 }  // namespace dirload::tools

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <map>
 
 #include "lib/util/damage_signal.h"
@@ -47,6 +48,17 @@ int ExitStatusFor(const Status& status) {
 int ReportError(const Status& status) {
   std::fprintf(stderr, "dirload: %s\n", status.message().c_str());
   return ExitStatusFor(status);
+}
+
+void PrintNotice(std::string_view line) {
+  std::fprintf(stderr, "dirload: %.*s\n", static_cast<int>(line.size()), line.data());
+}
+
+Status WriteStats(const RunStats& stats, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << stats.ToJson();
+  if (!out) return Status::IoError(path + ": cannot write stats");
+  return Status::Ok();
 }
 
 }  // namespace dirload::tools

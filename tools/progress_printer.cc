@@ -6,6 +6,12 @@
 
 namespace dirload::tools {
 
+ProgressMode ParseProgressMode(const std::string& value) {
+  if (value == "always") return ProgressMode::kAlways;
+  if (value == "never") return ProgressMode::kNever;
+  return ProgressMode::kAuto;
+}
+
 ProgressPrinter::ProgressPrinter(ProgressMode mode)
     : draw_(mode == ProgressMode::kAlways || (mode == ProgressMode::kAuto && isatty(2))) {}
 

@@ -11,6 +11,9 @@ namespace dirload::tools {
 
 enum class ProgressMode { kAuto, kAlways, kNever };
 
+// --progress: "always", "never", anything else (CLI11 checks) "auto".
+ProgressMode ParseProgressMode(const std::string& value);
+
 class ProgressPrinter final : public ProgressSink {
  public:
   explicit ProgressPrinter(ProgressMode mode);

@@ -9,10 +9,10 @@
 #include <chrono>
 #include <cstring>
 
+#include "lib/db/database.h"
 #include "lib/search/filter.h"
 #include "lib/util/latency.h"
 #include "lib/util/request_values.h"
-#include "tools/search_session.h"
 
 namespace dirload::tools {
 namespace {
@@ -57,18 +57,28 @@ bool ReadAll(int fd, void* data, size_t size) {
   return true;
 }
 
+// A database opened for searching, with the indexes it may use sorted out
+// already, so that no request pays for that.
+Result<std::unique_ptr<Database>> OpenForSearch(const DatabaseArgs& args) {
+  OpenOptions options;
+  options.database = ToDatabaseOptions(args);
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(options));
+  DIRLOAD_RETURN_IF_ERROR(db->UnusableIndexes().status());
+  return db;
+}
+
 // The body of worker `index` of `count`; never returns.
 [[noreturn]] void Worker(const DatabaseArgs& args, const SearchBenchOptions& o, int index,
                          int count, int go_fd, int out_fd) {
-  Result<std::unique_ptr<SearchSession>> session = OpenSearchSession(args);
-  if (!session.ok()) {
-    std::string m(session.status().message());
+  Result<std::unique_ptr<Database>> opened = OpenForSearch(args);
+  if (!opened.ok()) {
+    std::string m(opened.status().message());
     WriteAll(out_fd, &kFailed, 1);
     WriteAll(out_fd, m.data(), m.size());
     ::_exit(1);
   }
-  SearchSession& s = **session;
-  const std::string base = o.base.empty() ? s.suffix : o.base;
+  Database& db = **opened;
+  const std::string base = o.base.empty() ? db.suffix() : o.base;
   WriteAll(out_fd, &kReady, 1);
   char go = 0;
   if (!ReadAll(go_fd, &go, 1)) ::_exit(1);
@@ -102,7 +112,7 @@ bool ReadAll(int fd, void* data, size_t size) {
     if (filter.ok()) {
       req.filter = std::move(*filter);
       entries = 0;
-      Result<SearchResult> r = RunSessionSearch(s, std::move(req), count_entry);
+      Result<SearchResult> r = db.Search(std::move(req), count_entry);
       if (r.ok()) h.entries += entries;
       st = r.status();
     } else {
@@ -243,7 +253,7 @@ Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
   // Opened once here first, so that a database that cannot be searched
   // fails with the error a plain search gives, before any worker starts.
   {
-    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<SearchSession> check, OpenSearchSession(args));
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> check, OpenForSearch(args));
     DIRLOAD_RETURN_IF_ERROR(
         ParseFilter(FillFilterTemplate(options.filter_template,
                                        options.values.empty() ? "" : options.values[0]))

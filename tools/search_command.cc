@@ -4,13 +4,14 @@
 #include <cstdio>
 
 #include "ldif/writer.h"
+#include "lib/db/database.h"
 #include "lib/search/filter.h"
 #include "lib/search/search.h"
 #include "lib/util/request_values.h"
 #include "tools/commands.h"
+#include "tools/database_args.h"
 #include "tools/exit_codes.h"
 #include "tools/search_bench.h"
-#include "tools/search_session.h"
 
 namespace dirload::tools {
 namespace {
@@ -106,10 +107,14 @@ int RunSearch(SearchArgs a) {
   // With a configuration of several databases, the base picks the one searched.
   if (a.base_option->count() > 0) a.db.select_dn = a.base;
   if (!a.bench.empty()) return RunBench(a);
-  Result<std::unique_ptr<SearchSession>> session = OpenSearchSession(a.db);
-  if (!session.ok()) return ReportError(session.status());
-  SearchSession& s = **session;
-  for (const std::string& st : s.stale) {
+  OpenOptions options;
+  options.database = ToDatabaseOptions(a.db);
+  Result<std::unique_ptr<Database>> opened = Database::Open(options);
+  if (!opened.ok()) return ReportError(opened.status());
+  Database& db = **opened;
+  Result<std::vector<std::string>> stale = db.UnusableIndexes();
+  if (!stale.ok()) return ReportError(stale.status());
+  for (const std::string& st : *stale) {
     std::fprintf(stderr, "dirload: warning: stale index not used: %s (run 'dirload index')\n",
                  st.c_str());
   }
@@ -118,7 +123,7 @@ int RunSearch(SearchArgs a) {
   Result<SearchScope> scope = ParseSearchScope(a.scope);
   if (!scope.ok()) return ReportError(scope.status());
   SearchRequest req;
-  req.base = a.base_option->count() > 0 ? a.base : s.suffix;
+  req.base = a.base_option->count() > 0 ? a.base : db.suffix();
   req.scope = *scope;
   req.filter = std::move(*filter);
   req.use_indexes = !a.no_index;
@@ -139,12 +144,12 @@ int RunSearch(SearchArgs a) {
     record.Clear();
     record.SetDn(e.dn);
     for (const ValueRef& v : e.values) {
-      std::string_view d = s.dictionary.Name(v.description);
+      std::string_view d = db.dictionary().Name(v.description);
       if (Wanted(a.attributes, d)) record.Add(d, v.value);
     }
     return writer.Write(record);
   };
-  Result<SearchResult> result = RunSessionSearch(s, std::move(req), emit);
+  Result<SearchResult> result = db.Search(std::move(req), emit);
   if (!result.ok()) return ReportError(result.status());
   Status st = writer.Flush();
   if (st.ok() && a.count) st = (*sink)->Write(std::to_string(result->matched) + "\n");

@@ -1,4 +1,4 @@
-#include "tools/run_report.h"
+#include "lib/db/run_report.h"
 
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "lib/util/heap_headroom.h"
 #include "lib/util/malloc_huge_pages.h"
 
-namespace dirload::tools {
+namespace dirload {
 namespace {
 
 // The figures CacheStats and FileCacheStats share, by name.
@@ -168,4 +168,4 @@ PhaseStats MdbIndexPhaseStats(const mdb::MdbIndexStats& built, const PhaseClock&
   return p;
 }
 
-}  // namespace dirload::tools
+}  // namespace dirload

@@ -6,7 +6,7 @@
 #include "lib/pipeline/run_stats.h"
 #include "lib/store/store.h"
 
-namespace dirload::tools {
+namespace dirload {
 
 // The engine's cache figures now (Berkeley DB memp_stat; nothing on LMDB).
 void AddCacheCounters(Store* store, PhaseStats* phase);
@@ -21,4 +21,4 @@ PhaseStats IndexPhaseStats(const IndexRunSummary& summary, const PhaseClock& clo
 // The same on slapd's format: keys, IDs, ranges and spilled runs.
 PhaseStats MdbIndexPhaseStats(const mdb::MdbIndexStats& built, const PhaseClock& clock);
 
-}  // namespace dirload::tools
+}  // namespace dirload

@@ -1,0 +1,95 @@
+#include "lib/db/database.h"
+
+#include "lib/db/index_job.h"
+#include "lib/db/load_job.h"
+#include "lib/format/mdb/mdb_format_reader.h"
+#include "lib/format/native/native_reader.h"
+#include "lib/pipeline/mdb_load.h"
+#include "lib/pipeline/pending_work.h"
+
+namespace dirload {
+namespace {
+
+bool Writes(Access access) { return access == Access::kIndex || access == Access::kLoad; }
+
+}  // namespace
+
+Database::~Database() = default;
+
+Result<const Schema*> Database::schema() {
+  if (!schema_) {
+    DIRLOAD_ASSIGN_OR_RETURN(schema_, BuildSchema(config_));
+  }
+  return schema_.get();
+}
+
+Result<IndexConfig> Database::ConfiguredIndexes() {
+  DIRLOAD_ASSIGN_OR_RETURN(const Schema* s, schema());
+  return BuildIndexConfig(*s, config_);
+}
+
+ReaderContext Database::Context() {
+  ReaderContext c;
+  c.schema = [this] { return schema(); };
+  c.configured_indexes = [this]() -> Result<std::optional<IndexConfig>> {
+    if (config_.index_lines.empty()) return std::optional<IndexConfig>();
+    DIRLOAD_ASSIGN_OR_RETURN(IndexConfig configured, ConfiguredIndexes());
+    return std::optional<IndexConfig>(std::move(configured));
+  };
+  return c;
+}
+
+Result<std::unique_ptr<Database>> Database::Open(const OpenOptions& options) {
+  std::unique_ptr<Database> db(new Database());
+  db->access_ = options.access;
+  const bool loading = options.access == Access::kLoad || options.access == Access::kDryRun;
+  DIRLOAD_ASSIGN_OR_RETURN(db->config_, ResolveDatabase(options.database, /*creating=*/loading));
+  const ResolvedDatabase& c = db->config_;
+  if (loading) {
+    if (!c.has_suffix) {
+      return Status::InvalidArgument("no suffix: give --suffix DN or -f slapd.conf");
+    }
+    // A dry run touches nothing: no lock, no format.
+    if (options.access == Access::kDryRun) return db;
+    // One writer per database: held until the Database is destroyed.
+    DIRLOAD_ASSIGN_OR_RETURN(DatabaseLock lock, DatabaseLock::Acquire(c.dir));
+    db->lock_.emplace(std::move(lock));
+    // Berkeley DB asked for: dirload's own format, the only one it holds.
+    std::string_view requested = options.format;
+    if (requested.empty() && options.database.backend == "bdb") requested = "native";
+    DIRLOAD_ASSIGN_OR_RETURN(db->format_, ChooseLoadFormat(c.dir, requested, c.database_type));
+    return db;
+  }
+  // The format first: the native checks refuse slapd's database.
+  if (Writes(options.access)) {
+    DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
+    DIRLOAD_ASSIGN_OR_RETURN(DatabaseLock lock, DatabaseLock::Acquire(c.dir));
+    db->lock_.emplace(std::move(lock));
+    return db;
+  }
+  if (options.access == Access::kIndexCheck) {
+    DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
+    DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(c.dir));
+  } else {
+    DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(c.dir));
+    DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
+  }
+  if (db->format_ == DatabaseFormat::kMdb) {
+    if (options.access == Access::kIndexCheck) return db;
+    std::optional<std::string> suffix;
+    if (c.has_suffix) suffix = c.suffix;
+    db->reader_ = std::make_unique<mdb::MdbFormatReader>(
+        c.dir, suffix, MdbKeyOptionsFrom(c.index_tuning), db->Context());
+  } else {
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<DatabaseLock> lock,
+                             DatabaseLock::AcquireForReading(c.dir, c.backend == Backend::kBdb));
+    if (lock) db->lock_.emplace(std::move(*lock));
+    if (options.access == Access::kIndexCheck) return db;
+    DIRLOAD_ASSIGN_OR_RETURN(db->reader_,
+                             NativeReader::Open(c.dir, c.backend, c.store_options, db->Context()));
+  }
+  if (options.access == Access::kRead) DIRLOAD_RETURN_IF_ERROR(db->reader_->Prepare());
+  return db;
+}
+
+}  // namespace dirload

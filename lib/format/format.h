@@ -1,0 +1,87 @@
+// The seam between the two database formats: what differs between dirload's
+// native tables (on LMDB or Berkeley DB) and slapd 2.5's back-mdb database,
+// behind one interface that lib/db's Database drives, so that no caller
+// above it asks which format it holds.
+//
+// A FormatReader is one opened database seen by a reading command: its
+// attribute dictionary, its suffix, the indexes a search may trust, every
+// entry in ID order, a search, and a report of what it holds. Each format
+// implements it in its own folder (native/, mdb/).
+//
+// Thread safety: one reader, one thread. Concurrent readers open one each.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/entry/entry_codec.h"
+#include "lib/format/format_detect.h"
+#include "lib/index/index_spec.h"
+#include "lib/schema/schema.h"
+#include "lib/search/search.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+// Called for each entry; `entry` is valid during the call only.
+using EntryCallback = std::function<Status(const EntryView& entry)>;
+
+// Which entries a scan visits (cat -a, -s, -H): those in `scope` of `base`
+// matching `filter`. An unset base is the database's suffix.
+struct EntrySelection {
+  std::optional<std::string> base;
+  SearchScope scope = SearchScope::kSub;
+  Filter filter;
+};
+
+// What a report says, laid out by its format: `stat`'s text and JSON.
+struct FormatReport {
+  std::string text;
+  std::string json;
+};
+
+// What a reader asks of the database it belongs to, when it first needs it.
+struct ReaderContext {
+  std::function<Result<const Schema*>()> schema;
+  // The index configuration given (slapd.conf, cn=config, --index);
+  // nullopt when none was given.
+  std::function<Result<std::optional<IndexConfig>>()> configured_indexes;
+};
+
+class FormatReader {
+ public:
+  virtual ~FormatReader() = default;
+
+  // Reads what the database says about itself and refuses one that is not
+  // complete. Every method below but Report() requires it; Report() reads
+  // the engine's figures before anything else has touched them.
+  virtual Status Prepare() = 0;
+
+  virtual DatabaseFormat format() const = 0;
+  // Resolves the descriptions of the entries the reader hands out.
+  virtual const AttributeDictionary& dictionary() const = 0;
+  // The suffix the database holds: recorded (native) or configured (slapd's).
+  virtual const std::string& suffix() const = 0;
+  // How `cat` writes the entries out: as slapcat does, base64 rule included
+  // (slapd's format), or as RFC 2849 asks (native).
+  virtual bool slapcat_ldif() const = 0;
+
+  // The indexes a search may use, and those it must not, each as "NAME: why".
+  // Computed on first use (they need the schema).
+  virtual Result<const IndexConfig*> UsableIndexes() = 0;
+  virtual Result<std::vector<std::string>> UnusableIndexes() = 0;
+
+  // Every entry, or those `selection` picks, in ID order (slapcat's).
+  virtual Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) = 0;
+  // An exact search: indexes propose, every candidate is checked. The
+  // request's `indexes` is ignored: UsableIndexes() are used unless
+  // request.use_indexes is false.
+  virtual Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) = 0;
+  // What the database holds (entries, tables, indexes, the engine).
+  virtual Result<FormatReport> Report() = 0;
+};
+
+}  // namespace dirload

@@ -1,0 +1,53 @@
+// slapd's back-mdb format's reader (format.h), read as slapcat and slapd
+// read it: id2e through ad2i's dictionary, names through dn2i. slapd records
+// no index configuration, so the indexes a search may use are the
+// configured ones whose index databases exist and are not empty
+// (mdb_search.h); the suffix is the configured one.
+//
+// Thread safety: one thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/format/format.h"
+#include "lib/format/mdb/mdb_index_keys.h"
+#include "lib/format/mdb/mdb_reader.h"
+
+namespace dirload::mdb {
+
+class MdbFormatReader final : public FormatReader {
+ public:
+  // `suffix`: the configuration's, if any. `keys`: its index_* settings, with
+  // which the stored keys were made. Nothing is opened yet: Report() opens
+  // the environment its own way.
+  MdbFormatReader(std::string dir, std::optional<std::string> suffix, MdbKeyOptions keys,
+                  ReaderContext context);
+
+  Status Prepare() override;
+  DatabaseFormat format() const override { return DatabaseFormat::kMdb; }
+  const AttributeDictionary& dictionary() const override { return reader_->dictionary(); }
+  const std::string& suffix() const override { return suffix_; }
+  bool slapcat_ldif() const override { return true; }
+  Result<const IndexConfig*> UsableIndexes() override;
+  Result<std::vector<std::string>> UnusableIndexes() override;
+  Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
+  Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
+  Result<FormatReport> Report() override;
+
+ private:
+  Status SortIndexes();
+
+  std::string dir_;
+  std::string suffix_;
+  bool has_suffix_;
+  MdbKeyOptions keys_;
+  ReaderContext context_;
+  std::unique_ptr<MdbReader> reader_;
+  std::optional<IndexConfig> usable_;
+  std::vector<std::string> unusable_;
+};
+
+}  // namespace dirload::mdb

@@ -1,0 +1,96 @@
+#include "lib/format/native/native_reader.h"
+
+#include "lib/format/native/native_report_text.h"
+#include "lib/pipeline/database_report.h"
+#include "lib/pipeline/indexer.h"
+#include "lib/store/tables.h"
+
+namespace dirload {
+
+Result<std::unique_ptr<NativeReader>> NativeReader::Open(const std::string& dir, Backend backend,
+                                                         StoreOptions options,
+                                                         ReaderContext context) {
+  std::unique_ptr<NativeReader> r(new NativeReader(dir, std::move(context)));
+  options.read_only = true;
+  DIRLOAD_ASSIGN_OR_RETURN(r->store_, Store::Open(backend, dir, options));
+  return r;
+}
+
+Status NativeReader::Prepare() {
+  DIRLOAD_ASSIGN_OR_RETURN(meta_, ReadMeta(store_.get(), &dictionary_));
+  return RequireReady(meta_, dir_);
+}
+
+// The configuration in force (given, else the one the database says it
+// built), split into the indexes meta records as built with it and the rest.
+Status NativeReader::SortIndexes() {
+  DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<IndexConfig> configured, context_.configured_indexes());
+  std::vector<IndexConfig::Line> lines;
+  if (!configured.has_value()) {
+    DIRLOAD_ASSIGN_OR_RETURN(lines, RecordedIndexLines(store_.get()));
+  } else {
+    for (const IndexSpec& spec : configured->specs()) {
+      lines.push_back({IndexConfig::CanonicalLine(spec), spec.where});
+    }
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(IndexConfig all, IndexConfig::Parse(*schema, lines));
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexStatus> status,
+                           CheckIndexes(store_.get(), *schema, all));
+  std::vector<IndexConfig::Line> fresh;
+  for (const IndexStatus& s : status) {
+    if (s.fresh) {
+      fresh.push_back({s.line, "database"});
+    } else {
+      unusable_.push_back(s.table + ": " + s.why);
+    }
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(usable_, IndexConfig::Parse(*schema, fresh));
+  return Status::Ok();
+}
+
+Result<const IndexConfig*> NativeReader::UsableIndexes() {
+  if (!usable_.has_value()) DIRLOAD_RETURN_IF_ERROR(SortIndexes());
+  return &*usable_;
+}
+
+Result<std::vector<std::string>> NativeReader::UnusableIndexes() {
+  if (!usable_.has_value()) DIRLOAD_RETURN_IF_ERROR(SortIndexes());
+  return unusable_;
+}
+
+Status NativeReader::ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) {
+  if (selection != nullptr) {
+    // The entries `dirload search` finds, in ID order.
+    SearchRequest req;
+    req.base = selection->base.value_or(meta_.suffix);
+    req.scope = selection->scope;
+    req.filter = selection->filter;
+    DIRLOAD_ASSIGN_OR_RETURN(
+        SearchResult result,
+        Search(std::move(req), [&](EntryId, const EntryView& e) { return callback(e); }));
+    (void)result;
+    return Status::Ok();
+  }
+  std::unique_ptr<Cursor> cursor = store_->NewCursor(kId2EntryTable);
+  EntryView entry;
+  for (cursor->SeekToFirst(); cursor->valid(); cursor->Next()) {
+    // A record that does not decode is damage in the database: say which.
+    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(cursor->value(), &entry).WithPrefix(dir_ + ": "));
+    DIRLOAD_RETURN_IF_ERROR(callback(entry));
+  }
+  return cursor->status();
+}
+
+Result<SearchResult> NativeReader::Search(SearchRequest request, const SearchCallback& callback) {
+  DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
+  DIRLOAD_ASSIGN_OR_RETURN(request.indexes, UsableIndexes());
+  return dirload::Search(store_.get(), *schema, dictionary_, request, callback);
+}
+
+Result<FormatReport> NativeReader::Report() {
+  DIRLOAD_ASSIGN_OR_RETURN(DatabaseReport report, BuildDatabaseReport(store_.get()));
+  return FormatReport{NativeReportText(report), DatabaseReportToJson(report)};
+}
+
+}  // namespace dirload
