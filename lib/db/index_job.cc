@@ -211,8 +211,7 @@ Result<IndexRebuild> Database::RebuildIndexes(IndexPlan plan, ProgressSink* prog
   PhaseClock clock;
   // The mark is synced before the first write: until the rebuild is done,
   // dirload refuses the database and `dirload recover` knows what to finish.
-  DIRLOAD_ASSIGN_OR_RETURN(WriteGuard guard,
-                           WriteGuard::BeginIndex(dir(), DatabaseFormatName(format_), st.lines));
+  DIRLOAD_ASSIGN_OR_RETURN(WriteGuard guard, WriteGuard::BeginIndex(dir(), format_, st.lines));
   if (format_ == DatabaseFormat::kMdb) {
     const mdb::MdbIndexOptions io = MdbIndexOptionsFor(config_, request.run);
     DIRLOAD_ASSIGN_OR_RETURN(

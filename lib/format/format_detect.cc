@@ -109,6 +109,13 @@ std::string_view DatabaseFormatName(DatabaseFormat format) {
   return format == DatabaseFormat::kMdb ? "mdb" : "native";
 }
 
+Result<DatabaseFormat> ParseDatabaseFormat(std::string_view name) {
+  if (name == "native") return DatabaseFormat::kNative;
+  if (name == "mdb") return DatabaseFormat::kMdb;
+  return Status::InvalidArgument("unknown database format '" + std::string(name) +
+                                 "' (mdb or native)");
+}
+
 Result<DatabaseFormat> ClassifyLmdbTables(const std::string& dir,
                                           const std::vector<std::string>& names) {
   std::vector<std::string> mdb, native, other;

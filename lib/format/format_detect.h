@@ -34,6 +34,8 @@ namespace dirload {
 enum class DatabaseFormat { kNative, kMdb };
 
 std::string_view DatabaseFormatName(DatabaseFormat format);  // "native", "mdb"
+// The format DatabaseFormatName names; InvalidArgument for another name.
+Result<DatabaseFormat> ParseDatabaseFormat(std::string_view name);
 
 Result<DatabaseFormat> DetectDatabaseFormat(const std::string& dir);
 

@@ -35,10 +35,10 @@ Result<DatabaseMeta> ReadMeta(Store* store, AttributeDictionary* dictionary) {
   std::string v;
   DIRLOAD_ASSIGN_OR_RETURN(bool has_format, store->Get(kMetaTable, "format", &v));
   if (!has_format) return meta;
-  if (v != std::to_string(kDatabaseFormat)) {
+  if (v != std::to_string(kNativeLayoutVersion)) {
     return Status::Unsupported("database format " + v + " in " + store->path() +
                                " is not the format this dirload reads (" +
-                               std::to_string(kDatabaseFormat) + ")");
+                               std::to_string(kNativeLayoutVersion) + ")");
   }
   DIRLOAD_ASSIGN_OR_RETURN(bool has_state, store->Get(kMetaTable, "state", &v));
   meta.state = has_state && v == "ready" ? DatabaseState::kReady : DatabaseState::kLoading;
@@ -60,7 +60,7 @@ Result<DatabaseMeta> ReadMeta(Store* store, AttributeDictionary* dictionary) {
 }
 
 Status WriteState(Store* store, DatabaseState state) {
-  DIRLOAD_RETURN_IF_ERROR(store->Put(kMetaTable, "format", std::to_string(kDatabaseFormat)));
+  DIRLOAD_RETURN_IF_ERROR(store->Put(kMetaTable, "format", std::to_string(kNativeLayoutVersion)));
   return store->Put(kMetaTable, "state", state == DatabaseState::kReady ? "ready" : "loading");
 }
 

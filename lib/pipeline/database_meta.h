@@ -23,7 +23,7 @@
 
 namespace dirload {
 
-inline constexpr int kDatabaseFormat = 1;
+inline constexpr int kNativeLayoutVersion = 1;
 
 enum class DatabaseState { kEmpty, kLoading, kReady };
 
@@ -38,7 +38,7 @@ struct DatabaseMeta {
 };
 
 // Reads meta. A store without a meta table reads as kEmpty. A format other
-// than kDatabaseFormat is an error naming both.
+// than kNativeLayoutVersion is an error naming both.
 Result<DatabaseMeta> ReadMeta(Store* store, AttributeDictionary* dictionary);
 
 Status WriteMeta(Store* store, const DatabaseMeta& meta);

@@ -53,7 +53,7 @@ std::string_view WorkKindName(WorkKind kind) {
 
 Status BeginPendingWork(const std::string& dir, const PendingWork& work) {
   std::string text = "work: " + std::string(WorkKindName(work.kind)) + "\n";
-  text += "format: " + OneLine(work.format) + "\n";
+  text += "format: " + std::string(DatabaseFormatName(work.format)) + "\n";
   for (const std::string& line : work.index_lines) text += "index: " + OneLine(line) + "\n";
   text += "command: " + OneLine(work.command) + "\n";
   const std::string path = MarkPath(dir);
@@ -110,7 +110,12 @@ Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {
         has_kind = false;
       }
     } else if (key == "format") {
-      work.format = std::move(value);
+      Result<DatabaseFormat> format = ParseDatabaseFormat(value);
+      if (!format.ok()) {
+        return Status::Corruption(path + ": unknown format '" + value + "'")
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
+      work.format = *format;
     } else if (key == "index") {
       work.index_lines.push_back(std::move(value));
     } else if (key == "command") {

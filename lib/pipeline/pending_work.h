@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/format/format_detect.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -34,7 +35,7 @@ std::string_view WorkKindName(WorkKind kind);  // "load", "append", "index"
 
 struct PendingWork {
   WorkKind kind = WorkKind::kLoad;
-  std::string format;                    // "native", "mdb"
+  DatabaseFormat format = DatabaseFormat::kNative;
   std::vector<std::string> index_lines;  // kIndex: the configuration being built
   std::string command;
 };

@@ -161,7 +161,7 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
                                "): the directory held no database before it; load again");
       break;
     case WorkKind::kIndex:
-      if (work->format == "mdb") {
+      if (work->format == DatabaseFormat::kMdb) {
         DIRLOAD_RETURN_IF_ERROR(FinishMdbIndex(db, schema, run, *work, &report));
       } else {
         DIRLOAD_RETURN_IF_ERROR(FinishNativeIndex(db, schema, run, &report));

@@ -2,11 +2,13 @@
 
 #include <sys/resource.h>
 
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 namespace dirload {
 
@@ -21,7 +23,14 @@ uint64_t PeakRssBytes() {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    // "VmHWM:     123456 kB"
+    size_t begin = line.find_first_not_of(" \t", 6);
+    if (begin == std::string::npos) return 0;
+    uint64_t kb = 0;
+    auto [end, error] = std::from_chars(line.data() + begin, line.data() + line.size(), kb);
+    (void)end;
+    return error == std::errc() ? kb * 1024 : 0;
   }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

@@ -39,7 +39,7 @@ Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend
   }
   PendingWork work;
   work.kind = kind;
-  work.format = "native";
+  work.format = DatabaseFormat::kNative;
   work.command = ProcessCommandLine();
   Status marked = BeginPendingWork(dir, work);
   if (!marked.ok()) {
@@ -49,13 +49,13 @@ Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend
   return guard;
 }
 
-Result<WriteGuard> WriteGuard::BeginIndex(const std::string& dir, std::string_view format,
+Result<WriteGuard> WriteGuard::BeginIndex(const std::string& dir, DatabaseFormat format,
                                           const std::vector<std::string>& lines) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));
   if (pending && pending->kind != WorkKind::kIndex) return PendingWorkError(dir, *pending);
   PendingWork work;
   work.kind = WorkKind::kIndex;
-  work.format = std::string(format);
+  work.format = format;
   work.command = ProcessCommandLine();
   work.index_lines = lines;
   // A resumed rebuild keeps the indexes the interrupted one was building.

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/format/format_detect.h"
 #include "lib/pipeline/pending_work.h"
 #include "lib/store/store.h"
 #include "lib/util/status.h"
@@ -36,7 +37,7 @@ class WriteGuard {
   // `index` on a native or slapd-format database: `lines` are the indexes
   // being built; `resuming` an index rebuild that is pending already is
   // allowed (it is the same work).
-  static Result<WriteGuard> BeginIndex(const std::string& dir, std::string_view format,
+  static Result<WriteGuard> BeginIndex(const std::string& dir, DatabaseFormat format,
                                        const std::vector<std::string>& lines);
 
   WorkKind kind() const { return kind_; }

@@ -3,9 +3,11 @@
 // sub-databases of one environment, Berkeley DB as one <name>.bdb file each),
 // so a name must also be a safe file name.
 //
-// Key layouts are specified by the modules that write them (lib/entry for
-// id2entry, the loader for dn2id and meta, lib/index for idx.*); the store
-// only requires bytewise key order.
+// Key layouts are specified where they are made: id2entry's in
+// lib/entry/entry_codec.h, dn2id's keys in lib/schema/dn.h (DnSortKey),
+// meta's in lib/pipeline/database_meta.h, idx.*'s keys in
+// lib/index/index_keys.h and their stored lists in lib/idl/idl_format.h. The
+// store only requires bytewise key order.
 //
 // Thread safety: pure functions and constants.
 #pragma once

@@ -118,7 +118,7 @@ TEST_CASE("Open refuses what is not there, a second writer, and pending work") {
     Load(t, "native", People(0, 3));
     PendingWork work;
     work.kind = WorkKind::kAppend;
-    work.format = "native";
+    work.format = DatabaseFormat::kNative;
     work.command = "dirload add";
     REQUIRE(BeginPendingWork(t.File("db"), work).ok());
     for (Access access : {Access::kRead, Access::kReport}) {

@@ -8,7 +8,9 @@
 //   ad2i  INTEGERKEY                              uint32 -> description text
 //   dn2i  INTEGERKEY | DUPSORT, dn2i dup compare  ID -> diskNode (mdb_dn_node.h)
 //   id2e  INTEGERKEY, ID compare                  ID -> entry (mdb_entry_codec.h)
-//   id2v  DUPSORT                                 (multival values; unused here)
+//   id2v  DUPSORT                                 multival values: opened so that
+//         a database holding them is recognised (and refused by name); dirload
+//         writes none
 //   one per index, named by the type's canonical name:
 //         DUPSORT | DUPFIXED | INTEGERDUP         key -> 8-byte IDs
 // maxdbs is 128 as in slapd. Engine errors come back as Status with origin
