@@ -832,13 +832,13 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
 // checkers, woke one at every batch, and a scheduler may put the woken
 // thread on the waker's core, ahead of it, while the other core idles: on
 // a two-core virtual machine the other core sat idle for milliseconds at a
-// time (README, "The checking workers read their own batches").
+// time (bench/README.md, "The checking workers read their own batches").
 //
 // The calling thread checks too: while the next batch in order is not
 // checked yet, it reads and checks one itself rather than sleep. With one
 // worker on two cores that is one thread per core, fewer sleeps and fewer
-// woken threads for the scheduler to stack on a busy core (README, "The
-// writing thread checks too").
+// woken threads for the scheduler to stack on a busy core (bench/README.md,
+// "The writing thread checks too").
 class Loader::Pipeline {
  public:
   Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
