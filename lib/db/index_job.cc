@@ -4,8 +4,8 @@
 
 #include "lib/db/run_report.h"
 #include "lib/pipeline/database_meta.h"
-#include "lib/pipeline/mdb_load.h"
 #include "lib/pipeline/mdb_rebuild.h"
+#include "lib/pipeline/mdb_staged_load.h"
 #include "lib/pipeline/pending_work.h"
 #include "lib/pipeline/recovery.h"
 #include "lib/pipeline/write_guard.h"
@@ -230,7 +230,7 @@ Result<IndexRebuild> Database::RebuildIndexes(IndexPlan plan, ProgressSink* prog
     result.stats.phases.push_back(MdbIndexPhaseStats(built, clock));
     return result;
   }
-  Indexer indexer(st.store.get(), schema, &st.config, progress);
+  NativeIndexer indexer(st.store.get(), schema, &st.config, progress);
   DIRLOAD_ASSIGN_OR_RETURN(IndexRunSummary built, indexer.Run(st.run));
   DIRLOAD_RETURN_IF_ERROR(guard.Done());
   for (const std::string& t : built.dropped) {

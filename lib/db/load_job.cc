@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "lib/db/run_report.h"
-#include "lib/pipeline/mdb_load.h"
 #include "lib/pipeline/mdb_rebuild.h"
+#include "lib/pipeline/mdb_staged_load.h"
 #include "lib/pipeline/write_guard.h"
 
 namespace dirload {
@@ -20,7 +20,7 @@ struct LoadJob::State {
   std::unique_ptr<Store> store;
   std::optional<WriteGuard> guard;
   // slapd's format: the build aside.
-  std::unique_ptr<MdbLoad> mdb_load;
+  std::unique_ptr<MdbStagedLoad> mdb_load;
 };
 
 LoadJob::LoadJob(std::unique_ptr<State> state) : s_(std::move(state)) {}
@@ -98,9 +98,9 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
             .WithOrigin(ErrorOrigin::kUsage);
       }
     }
-    MdbLoadOptions mo = MdbLoadOptionsFor(
+    MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
         db, o.no_index ? std::vector<IndexSpec>() : s->index_config.specs(), o.index);
-    DIRLOAD_ASSIGN_OR_RETURN(s->mdb_load, MdbLoad::Begin(db.dir, *s->schema, mo));
+    DIRLOAD_ASSIGN_OR_RETURN(s->mdb_load, MdbStagedLoad::Begin(db.dir, *s->schema, mo));
     std::unique_ptr<LoadJob> job(new LoadJob(std::move(s)));
     if (o.no_index && !job->s_->index_config.empty()) {
       job->Notice(
@@ -159,7 +159,7 @@ Result<LoadSummary> LoadJob::Run() {
       // Phase 1's held dn2id records and the builder share --sort-memory.
       IndexRunOptions fed_options = o.index;
       fed_options.builder.sort_memory -= lo.dn2id_buffer_bytes;
-      Indexer indexer(st.store.get(), st.schema, &st.index_config, o.progress);
+      NativeIndexer indexer(st.store.get(), st.schema, &st.index_config, o.progress);
       Result<std::unique_ptr<IndexFeed>> begun = indexer.BeginFed(fed_options);
       if (!begun.ok()) {
         run_failed_ = true;
@@ -218,7 +218,7 @@ Result<LoadSummary> LoadJob::Run() {
   // Phase 2, unless asked not to or nothing is configured.
   if (indexing) {
     PhaseClock clock2;
-    Indexer indexer(st.store.get(), st.schema, &st.index_config, o.progress);
+    NativeIndexer indexer(st.store.get(), st.schema, &st.index_config, o.progress);
     if (feed && feed->abandoned()) {
       Notice("--one-pass: " + feed->why_abandoned() + "; phase 2 reads the entries back");
     }

@@ -1,7 +1,7 @@
 // Turns engine, cache and builder figures into --stats entries.
 #pragma once
 
-#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/run_stats.h"
 #include "lib/store/store.h"

@@ -126,7 +126,7 @@ Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema
   return out;
 }
 
-Status Indexer::MarkBuilding(const std::vector<IndexSpec>& specs, IndexRunSummary* summary) {
+Status NativeIndexer::MarkBuilding(const std::vector<IndexSpec>& specs, IndexRunSummary* summary) {
   // Tables of indexes no longer configured go first.
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> unconfigured,
                            UnconfiguredIndexTables(store_, *config_));
@@ -145,7 +145,7 @@ Status Indexer::MarkBuilding(const std::vector<IndexSpec>& specs, IndexRunSummar
   return store_->Sync();
 }
 
-Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
+Result<IndexRunSummary> NativeIndexer::Run(const IndexRunOptions& options) {
   IndexRunSummary summary;
   // Which specs to build.
   std::vector<IndexSpec> specs;
@@ -205,9 +205,9 @@ Result<IndexRunSummary> Indexer::Run(const IndexRunOptions& options) {
   return summary;
 }
 
-Status Indexer::Complete(IndexBuilder* builder, const std::vector<IndexSpec>& specs,
-                         const IndexRunOptions& options, const PhaseClock& clock,
-                         IndexRunSummary* summary) {
+Status NativeIndexer::Complete(IndexBuilder* builder, const std::vector<IndexSpec>& specs,
+                               const IndexRunOptions& options, const PhaseClock& clock,
+                               IndexRunSummary* summary) {
   DIRLOAD_RETURN_IF_ERROR(builder->Finish());
   summary->builder = builder->stats();
   for (const IndexSpec& spec : specs) {
@@ -256,7 +256,7 @@ void IndexFeed::Abandon(std::string why) {
   builder_.reset();
 }
 
-Result<std::unique_ptr<IndexFeed>> Indexer::BeginFed(const IndexRunOptions& options) {
+Result<std::unique_ptr<IndexFeed>> NativeIndexer::BeginFed(const IndexRunOptions& options) {
   if (!options.only.empty()) {
     return Status::Internal("a build fed by phase 1 covers every configured index");
   }
@@ -270,8 +270,8 @@ Result<std::unique_ptr<IndexFeed>> Indexer::BeginFed(const IndexRunOptions& opti
   return feed;
 }
 
-Result<IndexRunSummary> Indexer::FinishFed(std::unique_ptr<IndexFeed> feed,
-                                           const IndexRunOptions& options) {
+Result<IndexRunSummary> NativeIndexer::FinishFed(std::unique_ptr<IndexFeed> feed,
+                                                 const IndexRunOptions& options) {
   if (feed->abandoned()) {
     feed.reset();
     return Run(options);

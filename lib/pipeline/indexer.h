@@ -1,4 +1,4 @@
-// Indexer: phase 2 of `dirload add` and the whole of `dirload index`
+// NativeIndexer: phase 2 of `dirload add` and the whole of `dirload index`
 // (slapindex). Scans id2entry in ID order and builds the configured indexes
 // with an IndexBuilder (lib/index), then records in meta what it built, so
 // that a later change of the index configuration or of the schema shows as
@@ -12,7 +12,7 @@
 //                       is what an interrupted build is resumed with.
 //   schema.fingerprint  hex digest of the schema the indexes were built with
 //
-// Thread safety: one Indexer, one thread; it borrows the store, schema and
+// Thread safety: one NativeIndexer, one thread; it borrows the store, schema and
 // configuration, which must outlive it.
 #pragma once
 
@@ -103,7 +103,7 @@ class IndexFeed {
   const std::string& why_abandoned() const { return abandoned_; }
 
  private:
-  friend class Indexer;
+  friend class NativeIndexer;
   IndexFeed() = default;
   std::unique_ptr<IndexBuilder> builder_;
   std::vector<IndexSpec> specs_;
@@ -113,9 +113,10 @@ class IndexFeed {
   std::string abandoned_;
 };
 
-class Indexer {
+class NativeIndexer {
  public:
-  Indexer(Store* store, const Schema* schema, const IndexConfig* config, ProgressSink* progress)
+  NativeIndexer(Store* store, const Schema* schema, const IndexConfig* config,
+                ProgressSink* progress)
       : store_(store), schema_(schema), config_(config), progress_(progress) {}
 
   // REQUIRES: the database is ready (phase 1 complete).

@@ -67,7 +67,7 @@
 namespace dirload {
 
 // Where the entries go when the database is not dirload's native one
-// (slapd's back-mdb: mdb_load.h). Every entry the loader stores is handed
+// (slapd's back-mdb: mdb_staged_load.h). Every entry the loader stores is handed
 // here with its values, and the checks that need earlier entries (is the DN
 // taken, what is the parent's ID) ask the sink's own tree of names through
 // Find(): the loader's store then keeps its state (meta, dictionary) only.

@@ -79,7 +79,7 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
   mdb::MdbEnvOptions wo;
   // slapd's maxsize, else room enough: LMDB maps the file sparsely.
   wo.map_size = map_size != 0 ? map_size : uint64_t{64} << 30;
-  wo.quick = true;      // as slapindex -q: one sync at the end (MdbIndexWriter::Build)
+  wo.quick = true;      // as slapindex -q: one sync at the end (MdbIndexBuilder::Build)
   wo.write_map = true;  // index records change pages all over the file
   for (const IndexSpec& spec : plan.rebuild) wo.index_names.emplace_back(spec.name());
   for (const std::string& n : plan.drop) wo.index_names.push_back(n);
@@ -101,7 +101,7 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
       mdb::MdbIndexOptions o = options;
       o.rebuild = true;
       o.sync = true;
-      built = mdb::MdbIndexWriter::Build(*env, schema, plan.rebuild, o);
+      built = mdb::MdbIndexBuilder::Build(*env, schema, plan.rebuild, o);
     }
   }
   // slapd (user openldap) must be able to open a lock file dirload created.

@@ -4,7 +4,7 @@
 // configured index (or each one named) is rebuilt from id2e, and an index
 // database no index line names is deleted only when asked (`all`, or named).
 //
-// Thread safety: one thread per call (MdbIndexWriter starts its own).
+// Thread safety: one thread per call (MdbIndexBuilder starts its own).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
@@ -37,7 +37,7 @@ Result<MdbIndexPlan> PlanMdbIndexRebuild(const std::string& dir, const Schema& s
                                          std::span<const std::string> attributes, bool all);
 
 // Carries `plan` out in place, as slapindex -q does: one writable map, the
-// drops first, then MdbIndexWriter::Build, one sync at the end. `map_size`
+// drops first, then MdbIndexBuilder::Build, one sync at the end. `map_size`
 // is slapd's maxsize (0: room enough). A lock file this run creates takes
 // the directory's owner (slapd runs as `openldap`).
 Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t map_size,

@@ -7,7 +7,7 @@
 // names `dirload recover`, which reads the mark to know what to undo or
 // finish (lib/pipeline/recovery.h).
 //
-// Loads into slapd's format build aside (mdb_load.h) and need no mark; its
+// Loads into slapd's format build aside (mdb_staged_load.h) and need no mark; its
 // in-place index rebuild does.
 //
 // The file is text, one "key: value" per line:

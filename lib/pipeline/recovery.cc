@@ -6,8 +6,8 @@
 
 #include "lib/index/sorted_runs.h"
 #include "lib/pipeline/database_meta.h"
-#include "lib/pipeline/mdb_load.h"
 #include "lib/pipeline/mdb_rebuild.h"
+#include "lib/pipeline/mdb_staged_load.h"
 #include "lib/pipeline/pending_work.h"
 #include "lib/pipeline/undo_copy.h"
 
@@ -73,7 +73,7 @@ Status FinishNativeIndex(const ResolvedDatabase& db, const Schema& schema,
     options.only.emplace_back(spec.name());
     names += (names.empty() ? "" : ", ") + IndexConfig::CanonicalLine(spec);
   }
-  Indexer indexer(store.get(), &schema, &config, nullptr);
+  NativeIndexer indexer(store.get(), &schema, &config, nullptr);
   DIRLOAD_ASSIGN_OR_RETURN(IndexRunSummary built, indexer.Run(options));
   report->actions.push_back("finished the interrupted index rebuild: rebuilt " +
                             Count(built.built.size(), "index", "indexes") + " over " +

@@ -341,7 +341,7 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
         Result<IndexConfig> config = IndexConfig::Parse(
             testing::BuiltinSchema(), {{"sn pres,eq", "test:1"}, {"cn eq,sub", "test:2"}});
         REQUIRE(config.ok());
-        Indexer indexer(store.get(), &testing::BuiltinSchema(), &*config, nullptr);
+        NativeIndexer indexer(store.get(), &testing::BuiltinSchema(), &*config, nullptr);
         IndexRunOptions options;
         options.method = method;
         options.builder.tmpdir = t.path().string();

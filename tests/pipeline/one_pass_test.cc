@@ -1,6 +1,6 @@
 // --one-pass: the indexes built from the entries phase 1 hands over
 // (IndexFeed) against the indexes built by reading id2entry back
-// (Indexer::Run). Every table of the database must be the same, record for
+// (NativeIndexer::Run). Every table of the database must be the same, record for
 // record, on both engines, with the sort method in memory and with spills;
 // where the loader has to change an entry it already handed over, the feed
 // is abandoned and the usual pass builds the indexes.
@@ -89,7 +89,7 @@ Built Load(Backend backend, const std::string& dir, const std::string& ldif, boo
   IndexRunOptions io;
   io.method = IndexMethod::kSort;
   io.builder.sort_memory = sort_memory;
-  Indexer indexer(store->get(), &schema, &Config(), nullptr);
+  NativeIndexer indexer(store->get(), &schema, &Config(), nullptr);
   std::unique_ptr<IndexFeed> feed;
   if (fed) {
     Result<std::unique_ptr<IndexFeed>> begun = indexer.BeginFed(io);

@@ -25,7 +25,7 @@
 //   =, ~=     the equality key if the index has eq: the assertion normalized
 //             as id2e stores values (MdbNormalizedValue: NormalizeEquality,
 //             entryUUID's 16 raw bytes) and hashed with MdbKeyHasher exactly
-//             as MdbIndexWriter hashes stored values; integerMatch through
+//             as MdbIndexBuilder hashes stored values; integerMatch through
 //             MdbIntegerKey; objectClass the asserted class's own key (slapd
 //             keys every entry by its classes and all their superclasses).
 //   substrings  the initial, final and any keys the index kinds allow

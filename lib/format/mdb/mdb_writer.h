@@ -1,6 +1,6 @@
 // MdbLoadWriter: phase 1 of a bulk load into slapd 2.5's back-mdb format:
 // the entries (id2e), the attribute descriptions (ad2i) and the DN tree
-// (dn2i). Index databases are phase 2 (mdb_index_writer.h), built from id2e.
+// (dn2i). Index databases are phase 2 (mdb_index_builder.h), built from id2e.
 //
 // Entries arrive in ascending ID order with parents before children (as
 // slapadd assigns IDs). Each is encoded at once with slapd's normalized
@@ -128,7 +128,7 @@ class MdbLoadWriter {
 
   // Writes dn2i and commits. No AddEntry after it. It does not sync: with
   // `quick` the caller calls env().Sync() once the database is complete
-  // (MdbLoad::Install).
+  // (MdbStagedLoad::Install).
   Status Finish();
   // After Finish: opens env() again writing through a writable map, for
   // phase 2. Entries are written best into LMDB's heap pages (new pages,

@@ -1,9 +1,9 @@
-// MdbIndexer against slapadd 2.5 for the rules whose keys are not a plain
+// MdbKeyMaker against slapadd 2.5 for the rules whose keys are not a plain
 // hash of the normalized value: generalizedTimeMatch and CSNMatch (5-byte
 // ordered keys) and uniqueMemberMatch (the DN part only), plus UUIDMatch
 // (the hash of the 16 raw bytes) and presence keys on those types. slapadd
 // loads a small LDIF that gives every operational value explicitly; for each
-// index database the (key, IDs) pairs MdbIndexer makes from the LDIF's values,
+// index database the (key, IDs) pairs MdbKeyMaker makes from the LDIF's values,
 // normalized as the loader normalizes them, must equal what mdb_dump prints.
 #include <doctest/doctest.h>
 
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "lib/format/mdb/mdb_index_keys.h"
-#include "lib/format/mdb/mdb_indexer.h"
+#include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
@@ -209,7 +209,7 @@ TEST_CASE("mdb indexer oracle: time, CSN, UUID and uniqueMember keys equal slapa
   const MdbKeyOptions options;
   for (const IndexSpec& spec : config.specs()) {
     CAPTURE(spec.name());
-    auto indexer = MdbIndexer::Create(schema, spec, options);
+    auto indexer = MdbKeyMaker::Create(schema, spec, options);
     REQUIRE_MESSAGE(indexer.ok(), indexer.status().ToString());
     KeyIds want;
     std::map<std::string, std::string> origin;  // hex key -> a value that made it

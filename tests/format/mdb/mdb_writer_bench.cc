@@ -4,7 +4,7 @@
 //   DIRLOAD_MDB_BENCH_ENTRIES=100000 tests/format/mdb/mdb_writer_bench --no-skip
 // (DIRLOAD_MDB_BENCH_BUDGET sets MdbIndexOptions::memory_budget in bytes.)
 // It prints entries/s of phase 1 (MdbLoadWriter: id2e, ad2i, dn2i) and of
-// phase 2 (MdbIndexWriter), excluding LDIF generation and DN normalization.
+// phase 2 (MdbIndexBuilder), excluding LDIF generation and DN normalization.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -16,7 +16,7 @@
 
 #include "bench/ldif_generator.h"
 #include "ldif/record.h"
-#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/dn.h"
@@ -107,7 +107,7 @@ TEST_CASE("mdb writer bench: phase 1 and phase 2 entries/s" * doctest::skip()) {
   MdbIndexOptions io;
   io.memory_budget = std::strtoull(
       dirload::testing::Env("DIRLOAD_MDB_BENCH_BUDGET", "1073741824").c_str(), nullptr, 10);
-  auto stats = MdbIndexWriter::Build(**env, schema, config.specs(), io);
+  auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), io);
   REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
   double phase2 = Seconds(t2);
 

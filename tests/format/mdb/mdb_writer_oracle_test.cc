@@ -1,4 +1,4 @@
-// MdbLoadWriter and MdbIndexWriter against slapadd: both write the same
+// MdbLoadWriter and MdbIndexBuilder against slapadd: both write the same
 // entries, and every sub-database must come out identical as mdb_dump
 // prints it (id2e compared with its padding masked, since slapd leaves the
 // padding bytes as the page had them). The input is an export of slapcat's,
@@ -19,7 +19,7 @@
 #include "ldif/record.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
-#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
@@ -363,7 +363,7 @@ TEST_CASE("mdb writer: FindChild answers from dn2i as written so far, committed 
   CHECK(writer.FindChild(1, "ou=people").status().code() == StatusCode::kInvalidArgument);
 }
 
-TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexWriter write the same bytes") {
+TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexBuilder write the same bytes") {
   if (!HaveOpenLdap()) {
     MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");
     return;
@@ -438,7 +438,7 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexWriter write the
     MdbIndexOptions io;
     io.rebuild = rebuild;
     io.memory_budget = budget;
-    auto stats = MdbIndexWriter::Build(**env, schema, config.specs(), io);
+    auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), io);
     REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
     CHECK(stats->entries == n);
     // A tiny budget spills a run per entry in each of the two scans, then the rest.
@@ -574,7 +574,7 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
     eo.index_names = wo.index_names;
     auto env = MdbEnv::Open(dir, eo);
     REQUIRE(env.ok());
-    auto stats = MdbIndexWriter::Build(**env, schema, config.specs(), io);
+    auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), io);
     REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
   }
   CompareAll(tmp.File("db1"), dir);
@@ -586,7 +586,7 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
     REQUIRE(env.ok());
     MdbIndexOptions defaults;
     defaults.rebuild = true;
-    REQUIRE(MdbIndexWriter::Build(**env, schema, config.specs(), defaults).ok());
+    REQUIRE(MdbIndexBuilder::Build(**env, schema, config.specs(), defaults).ok());
   }
   for (const char* name : {"cn", "uidNumber", "objectClass"}) {
     CAPTURE(name);
@@ -636,7 +636,7 @@ TEST_CASE("mdb writer oracle: a key over 65,535 IDs becomes slapadd's range") {
   REQUIRE(env.ok());
   MdbIndexOptions io;
   io.memory_budget = 256 << 10;  // a few sorted runs
-  auto stats = MdbIndexWriter::Build(**env, schema, config.specs(), io);
+  auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), io);
   REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
   CHECK(stats->ranges >= 2);  // device and top
   CHECK(stats->runs >= 3);

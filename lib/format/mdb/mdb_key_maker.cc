@@ -1,4 +1,4 @@
-#include "lib/format/mdb/mdb_indexer.h"
+#include "lib/format/mdb/mdb_key_maker.h"
 
 #include <algorithm>
 #include <array>
@@ -22,14 +22,14 @@ Status ConfigError(const IndexSpec& spec, std::string what) {
 
 }  // namespace
 
-MdbIndexer::MdbIndexer(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options)
+MdbKeyMaker::MdbKeyMaker(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options)
     : schema_(&schema), spec_(&spec), options_(options) {}
 
-Result<MdbIndexer> MdbIndexer::Create(const Schema& schema, const IndexSpec& spec,
-                                      const MdbKeyOptions& options) {
+Result<MdbKeyMaker> MdbKeyMaker::Create(const Schema& schema, const IndexSpec& spec,
+                                        const MdbKeyOptions& options) {
   const AttributeType& t = *spec.type;
   if (spec.Has(kIndexApprox)) return ConfigError(spec, "approx");
-  MdbIndexer x(schema, spec, options);
+  MdbKeyMaker x(schema, spec, options);
   x.presence_ = spec.Has(kIndexPresence);
   if (spec.Has(kIndexSubstr)) {
     if ((spec.mask & kIndexSubstr) != kIndexSubstr) return ConfigError(spec, "partial substring");
@@ -64,7 +64,7 @@ Result<MdbIndexer> MdbIndexer::Create(const Schema& schema, const IndexSpec& spe
   return x;
 }
 
-void MdbIndexer::AddObjectClassKeys(std::span<const std::string_view> values, MdbKeyList* out) {
+void MdbKeyMaker::AddObjectClassKeys(std::span<const std::string_view> values, MdbKeyList* out) {
   bool same = values.size() == last_classes_.size();
   for (size_t i = 0; same && i < values.size(); ++i) same = values[i] == last_classes_[i];
   if (!same) {
@@ -78,7 +78,7 @@ void MdbIndexer::AddObjectClassKeys(std::span<const std::string_view> values, Md
   for (size_t i = 0; i < last_class_keys_.size(); ++i) out->Add(last_class_keys_[i]);
 }
 
-void MdbIndexer::AddKeys(std::span<const std::string_view> values, MdbKeyList* out) {
+void MdbKeyMaker::AddKeys(std::span<const std::string_view> values, MdbKeyList* out) {
   if (presence_) out->Add(std::string_view("\0\0\0\0", 4));
   switch (equality_) {
     case Equality::kNone:

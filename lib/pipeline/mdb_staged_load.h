@@ -1,4 +1,4 @@
-// MdbLoad: `dirload add` into slapd's own database (OpenLDAP 2.5 back-mdb,
+// MdbStagedLoad: `dirload add` into slapd's own database (OpenLDAP 2.5 back-mdb,
 // lib/format/mdb). The loader (loader.h) does every check as for the native
 // format and hands each entry to an EntrySink that writes it with
 // MdbLoadWriter. Whether a DN is taken, and a parent's ID, it asks of
@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "lib/format/format_detect.h"
-#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
 #include "lib/pipeline/database_config.h"
@@ -118,7 +118,7 @@ class MdbSink final : public EntrySink {
   std::vector<mdb::MdbValue> written_values_;  // WriteView's scratch
 };
 
-struct MdbLoadOptions {
+struct MdbStagedLoadOptions {
   mdb::MdbWriterOptions writer;  // map size, quick, index names
   mdb::MdbIndexOptions index;    // key options, memory, temp dir
   std::string suffix;
@@ -128,22 +128,23 @@ struct MdbLoadOptions {
 // indexes of `specs` (none: phase 1 only) with `run`'s method, memory and
 // spill directory: slapd's maxsize (else room enough, mapped sparsely),
 // slapadd -q's single sync, and the configuration's index_* key settings.
-MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<IndexSpec>& specs,
-                                 const IndexRunOptions& run);
+MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
+                                             const std::vector<IndexSpec>& specs,
+                                             const IndexRunOptions& run);
 // The index options of `run` on slapd's format (also `dirload index`).
 mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run);
 
-class MdbLoad {
+class MdbStagedLoad {
  public:
   // Prepares the build directory of `dir` (which holds no database, or a
   // back-mdb one to append to) and the scratch store that keeps the
   // loader's state. On append, that state says how many entries are stored
   // and the next ID.
-  static Result<std::unique_ptr<MdbLoad>> Begin(const std::string& dir, const Schema& schema,
-                                                const MdbLoadOptions& options);
-  ~MdbLoad();  // removes the build directory unless installed
-  MdbLoad(const MdbLoad&) = delete;
-  MdbLoad& operator=(const MdbLoad&) = delete;
+  static Result<std::unique_ptr<MdbStagedLoad>> Begin(const std::string& dir, const Schema& schema,
+                                                      const MdbStagedLoadOptions& options);
+  ~MdbStagedLoad();  // removes the build directory unless installed
+  MdbStagedLoad(const MdbStagedLoad&) = delete;
+  MdbStagedLoad& operator=(const MdbStagedLoad&) = delete;
 
   Store* scratch() { return scratch_.get(); }
   EntrySink* sink() { return sink_.get(); }
@@ -160,12 +161,12 @@ class MdbLoad {
   Status Install();
 
  private:
-  MdbLoad(const Schema& schema, MdbLoadOptions options)
+  MdbStagedLoad(const Schema& schema, MdbStagedLoadOptions options)
       : schema_(schema), options_(std::move(options)) {}
   Status DescribeExisting();
 
   const Schema& schema_;
-  MdbLoadOptions options_;
+  MdbStagedLoadOptions options_;
   std::string dir_, build_dir_, scratch_dir_;
   bool appending_ = false;
   bool installed_ = false;

@@ -1,4 +1,4 @@
-// MdbIndexer: the keys one back-mdb index database gets from an attribute
+// MdbKeyMaker: the keys one back-mdb index database gets from an attribute
 // record's values (mdb_index_keys.h has the key formats). It decides once,
 // per configured index, which kinds of keys the index holds and feeds the
 // hash prefixes (type name, syntax and rule OIDs) once, so that keying an
@@ -7,7 +7,7 @@
 // Keys go into an MdbKeyList: one flat buffer, no allocation per key once
 // it has grown to an entry's size.
 //
-// Thread safety: an MdbIndexer keeps a small cache (the last objectClass
+// Thread safety: an MdbKeyMaker keeps a small cache (the last objectClass
 // expansion), so each thread uses its own; the Schema is only read.
 #pragma once
 
@@ -49,13 +49,13 @@ class MdbKeyList {
   std::vector<uint32_t> ends_;
 };
 
-class MdbIndexer {
+class MdbKeyMaker {
  public:
   // Unsupported (origin kConfiguration) for kinds of keys dirload does not
   // make for back-mdb: approx, partial substring kinds, equality on a type
   // without an EQUALITY rule.
-  static Result<MdbIndexer> Create(const Schema& schema, const IndexSpec& spec,
-                                   const MdbKeyOptions& options);
+  static Result<MdbKeyMaker> Create(const Schema& schema, const IndexSpec& spec,
+                                    const MdbKeyOptions& options);
 
   // Appends the keys of one attribute record: `values` are its normalized
   // copies (the values themselves for rules without a normalizer). Keys an
@@ -74,7 +74,7 @@ class MdbIndexer {
     kUniqueMember,  // hash of MdbUniqueMemberKeyPart
   };
 
-  MdbIndexer(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options);
+  MdbKeyMaker(const Schema& schema, const IndexSpec& spec, const MdbKeyOptions& options);
   void AddObjectClassKeys(std::span<const std::string_view> values, MdbKeyList* out);
 
   const Schema* schema_;

@@ -1,4 +1,4 @@
-// MdbIndexWriter: phase 2 of a bulk load into slapd 2.5's back-mdb format,
+// MdbIndexBuilder: phase 2 of a bulk load into slapd 2.5's back-mdb format,
 // and slapindex's rebuild: fills the index databases from id2e.
 //
 // One scan of id2e in ID order decodes every entry and makes, per attribute
@@ -14,7 +14,7 @@
 // key's duplicates for each ID: the write stage took 30% less). A key
 // with more than kMdbMaxIdsPerKey IDs is stored as the range {0, lo, hi}.
 //
-// The keys of each index come from its MdbIndexer (mdb_indexer.h), which
+// The keys of each index come from its MdbKeyMaker (mdb_key_maker.h), which
 // says which kinds are supported (approx and partial substring kinds are
 // not); entries are decoded as views (DecodeMdbEntryView, bounds checked
 // only: the values not indexed are never touched): no allocation per value.
@@ -82,7 +82,7 @@ struct MdbIndexOptions {
   IndexMethod method = IndexMethod::kSort;
   uint64_t idl_cache_size = 1u << 20;
   // Sync the environment at the end; a load that syncs once when it
-  // installs the database (MdbLoad) turns this off.
+  // installs the database (MdbStagedLoad) turns this off.
   bool sync = true;
 };
 
@@ -94,7 +94,7 @@ struct MdbIndexStats {
   uint64_t runs = 0;     // sorted run files spilled (0: all in memory)
 };
 
-class MdbIndexWriter {
+class MdbIndexBuilder {
  public:
   // Builds the index databases of `specs` (one per spec, named by the type's
   // canonical name, open in `env`: MdbEnvOptions::index_names) from id2e,

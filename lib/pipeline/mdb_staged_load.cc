@@ -1,4 +1,4 @@
-#include "lib/pipeline/mdb_load.h"
+#include "lib/pipeline/mdb_staged_load.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -129,9 +129,10 @@ mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexR
   return o;
 }
 
-MdbLoadOptions MdbLoadOptionsFor(const ResolvedDatabase& db, const std::vector<IndexSpec>& specs,
-                                 const IndexRunOptions& run) {
-  MdbLoadOptions mo;
+MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
+                                             const std::vector<IndexSpec>& specs,
+                                             const IndexRunOptions& run) {
+  MdbStagedLoadOptions mo;
   mo.suffix = db.suffix;
   mo.writer.map_size =
       db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
@@ -339,9 +340,10 @@ Status MdbSink::Flush() {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Schema& schema,
-                                                const MdbLoadOptions& options) {
-  std::unique_ptr<MdbLoad> load(new MdbLoad(schema, options));
+Result<std::unique_ptr<MdbStagedLoad>> MdbStagedLoad::Begin(const std::string& dir,
+                                                            const Schema& schema,
+                                                            const MdbStagedLoadOptions& options) {
+  std::unique_ptr<MdbStagedLoad> load(new MdbStagedLoad(schema, options));
   load->dir_ = dir;
   load->build_dir_ = (fs::path(dir) / kBuildDirName).string();
   load->scratch_dir_ = (fs::path(load->build_dir_) / "scratch").string();
@@ -382,7 +384,7 @@ Result<std::unique_ptr<MdbLoad>> MdbLoad::Begin(const std::string& dir, const Sc
   return load;
 }
 
-Status MdbLoad::DescribeExisting() {
+Status MdbStagedLoad::DescribeExisting() {
   // The loader takes IDs from next_id on, and counts the stored entries,
   // from its own state: what a native database would have said.
   mdb::MdbDbStat id2e;  // one pair per entry
@@ -399,7 +401,7 @@ Status MdbLoad::DescribeExisting() {
   return scratch_->Commit();
 }
 
-Status MdbLoad::FinishEntries() {
+Status MdbStagedLoad::FinishEntries() {
   DIRLOAD_RETURN_IF_ERROR(sink_->Flush());
   DIRLOAD_RETURN_IF_ERROR(writer_->Finish());
   // Phase 2 writes best through the map (MdbLoadWriter::ReopenForIndexes).
@@ -411,15 +413,15 @@ Status MdbLoad::FinishEntries() {
   return Status::Ok();
 }
 
-Result<mdb::MdbIndexStats> MdbLoad::BuildIndexes(const std::vector<IndexSpec>& specs) {
+Result<mdb::MdbIndexStats> MdbStagedLoad::BuildIndexes(const std::vector<IndexSpec>& specs) {
   mdb::MdbIndexOptions o = options_.index;
   // On append the old entries' keys are rebuilt with the new ones.
   o.rebuild = appending_;
   o.sync = false;  // Install syncs
-  return mdb::MdbIndexWriter::Build(writer_->env(), schema_, specs, o);
+  return mdb::MdbIndexBuilder::Build(writer_->env(), schema_, specs, o);
 }
 
-Status MdbLoad::Install() {
+Status MdbStagedLoad::Install() {
   if (writeback_.joinable()) writeback_.join();
   DIRLOAD_RETURN_IF_ERROR(writer_->env().Sync());
   scratch_.reset();
@@ -452,7 +454,7 @@ Status MdbLoad::Install() {
   return Status::Ok();
 }
 
-MdbLoad::~MdbLoad() {
+MdbStagedLoad::~MdbStagedLoad() {
   if (writeback_.joinable()) writeback_.join();
   scratch_.reset();
   sink_.reset();

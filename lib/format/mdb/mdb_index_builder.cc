@@ -1,4 +1,4 @@
-#include "lib/format/mdb/mdb_index_writer.h"
+#include "lib/format/mdb/mdb_index_builder.h"
 
 #include <algorithm>
 #include <array>
@@ -15,7 +15,7 @@
 #include <unordered_map>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
-#include "lib/format/mdb/mdb_indexer.h"
+#include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/idl/idl_cache.h"
 #include "lib/index/sorted_runs.h"
@@ -96,7 +96,7 @@ class KeyNumbers {
 // One index database being built.
 struct Target {
   const IndexSpec* spec = nullptr;
-  std::optional<MdbIndexer> indexer;
+  std::optional<MdbKeyMaker> indexer;
   MdbDb db;
   // One word per pair. While every key has 4 bytes (32-bit hashes,
   // presence, 4-byte integer keys: the usual case) the word is the key read
@@ -450,15 +450,15 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
 
 }  // namespace
 
-Result<MdbIndexStats> MdbIndexWriter::Build(MdbEnv& env, const Schema& schema,
-                                            const std::vector<IndexSpec>& specs,
-                                            const MdbIndexOptions& options) {
+Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
+                                             const std::vector<IndexSpec>& specs,
+                                             const MdbIndexOptions& options) {
   MdbIndexStats stats;
   std::vector<Target> targets(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     targets[i].spec = &specs[i];
-    DIRLOAD_ASSIGN_OR_RETURN(MdbIndexer indexer,
-                             MdbIndexer::Create(schema, specs[i], options.keys));
+    DIRLOAD_ASSIGN_OR_RETURN(MdbKeyMaker indexer,
+                             MdbKeyMaker::Create(schema, specs[i], options.keys));
     targets[i].indexer.emplace(std::move(indexer));
     DIRLOAD_ASSIGN_OR_RETURN(targets[i].db, env.Index(specs[i].name()));
   }
