@@ -142,7 +142,6 @@ Result<LoadSummary> LoadJob::Run() {
   const LoadJobOptions& o = st.options;
   LoadOptions lo = o.load;
   lo.suffix = db.suffix;
-  lo.dry_run = st.db->access() == Access::kDryRun;
   lo.lastmod = db.lastmod;
   if (lo.rootdn.empty()) lo.rootdn = db.rootdn;
   // Phase 2's sort memory is not in use yet.

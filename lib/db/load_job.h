@@ -29,7 +29,7 @@ struct LoadJobOptions {
   std::string ldif = "-";  // a file (plain or gzip), or "-" for standard input
   uint64_t max_record_size = uint64_t{64} << 20;
   // Phase 1's options; the suffix, lastmod and rootdn come from the
-  // configuration (a rootdn given here wins), dry_run from the access.
+  // configuration (a rootdn given here wins).
   LoadOptions load;
   bool schema_check = true;          // -s turns it off
   bool no_index = false;             // phase 1 only

@@ -123,7 +123,6 @@ unsigned DefaultCheckingWorkers();
 struct LoadOptions {
   std::string suffix;              // required
   bool continue_on_error = false;  // -c
-  bool dry_run = false;            // -u: no store is written (store may be null)
   bool quick = false;              // -q: fewer commits
   uint64_t commit_every = 20000;   // entries per transaction (-q: 200000)
   // Checking workers beside the calling thread, which checks too; 0: the
@@ -176,8 +175,9 @@ class RejectSink {
 
 class Loader {
  public:
-  // Borrowed pointers must outlive the Loader; `store` may be null for a dry
-  // run, `rejects` and `progress` may be null.
+  // Borrowed pointers must outlive the Loader. A null `store` is a dry run
+  // (add -u): every check runs, nothing is written. `rejects` and `progress`
+  // may be null.
   Loader(LoadOptions options, Store* store, const EntryChecker* checker, RejectSink* rejects,
          ProgressSink* progress);
 
