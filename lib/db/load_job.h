@@ -58,14 +58,18 @@ class LoadJob {
   // Per-phase measurements (--stats), complete after Commit().
   const RunStats& stats() const { return stats_; }
 
+  // What the parts of a load share, and where its entries go by format
+  // (defined in load_job.cc).
+  struct State;
+  class Target;
+
  private:
   friend class Database;
-  struct State;
   explicit LoadJob(std::unique_ptr<State> state);
-  void Notice(const std::string& line) const;
-  void RollBack();
+  Result<LoadSummary> RunPhases();
 
   std::unique_ptr<State> s_;
+  std::unique_ptr<Target> target_;  // by format; borrows *s_
   RunStats stats_;
   bool committed_ = false;
   bool run_failed_ = false;
