@@ -21,6 +21,8 @@ struct IndexPlan::State {
   IndexConfig config;
   IndexRunOptions run;
   std::vector<std::string> lines;  // the canonical lines being built, for the mark
+  // What a rebuild did, said once it is done (dropped tables).
+  std::vector<std::string> done;
 };
 
 namespace {
@@ -189,6 +191,39 @@ Result<IndexPlan> PlanNative(Database* db, const IndexRequest& request) {
   return plan;
 }
 
+Status RebuildMdb(const ResolvedDatabase& config, const Schema& schema, IndexPlan::State& st,
+                  RunStats* stats) {
+  PhaseClock clock;
+  const mdb::MdbIndexOptions io = MdbIndexOptionsFor(config, st.request.run);
+  DIRLOAD_ASSIGN_OR_RETURN(
+      mdb::MdbIndexStats built,
+      RunMdbIndexRebuild(config.dir, config.store_options.lmdb_map_size, schema, st.mdb, io));
+  for (const std::string& n : st.mdb.drop)
+    st.done.push_back("dropped index " + n + " (no longer configured)");
+  if (st.request.verbose) {
+    st.done.push_back("rebuilt " + std::to_string(st.mdb.rebuild.size()) + " indexes from " +
+                      std::to_string(built.entries) + " entries (" + std::to_string(built.keys) +
+                      " keys)");
+  }
+  stats->backend = "mdb";
+  stats->phases.push_back(MdbIndexPhaseStats(built, clock));
+  return Status::Ok();
+}
+
+Status RebuildNative(const ResolvedDatabase& config, const Schema& schema, IndexPlan::State& st,
+                     ProgressSink* progress, RunStats* stats) {
+  PhaseClock clock;
+  NativeIndexer indexer(st.store.get(), &schema, &st.config, progress);
+  DIRLOAD_ASSIGN_OR_RETURN(IndexRunSummary built, indexer.Run(st.run));
+  for (const std::string& t : built.dropped)
+    st.done.push_back("dropped " + t + " (no longer configured)");
+  stats->backend = std::string(BackendName(config.backend));
+  stats->phases.push_back(IndexPhaseStats(built, clock));
+  AddSettings(st.store.get(), &st.run, stats);
+  AddTableTotals(st.store.get(), stats);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<IndexPlan> Database::PlanIndexes(const IndexRequest& request) {
@@ -203,43 +238,18 @@ Result<IndexRebuild> Database::RebuildIndexes(IndexPlan plan, ProgressSink* prog
     return Status::Internal("RebuildIndexes without a plan to carry out");
   }
   IndexPlan::State& st = *plan.state;
-  const IndexRequest& request = st.request;
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, this->schema());
   IndexRebuild result;
   result.stats.command = "index";
   result.stats.database = dir();
-  PhaseClock clock;
   // The mark is synced before the first write: until the rebuild is done,
   // dirload refuses the database and `dirload recover` knows what to finish.
   DIRLOAD_ASSIGN_OR_RETURN(WriteGuard guard, WriteGuard::BeginIndex(dir(), format_, st.lines));
-  if (format_ == DatabaseFormat::kMdb) {
-    const mdb::MdbIndexOptions io = MdbIndexOptionsFor(config_, request.run);
-    DIRLOAD_ASSIGN_OR_RETURN(
-        mdb::MdbIndexStats built,
-        RunMdbIndexRebuild(dir(), config_.store_options.lmdb_map_size, *schema, st.mdb, io));
-    DIRLOAD_RETURN_IF_ERROR(guard.Done());
-    for (const std::string& n : st.mdb.drop) {
-      Say(request, "dropped index " + n + " (no longer configured)");
-    }
-    if (request.verbose) {
-      Say(request, "rebuilt " + std::to_string(st.mdb.rebuild.size()) + " indexes from " +
-                       std::to_string(built.entries) + " entries (" + std::to_string(built.keys) +
-                       " keys)");
-    }
-    result.stats.backend = "mdb";
-    result.stats.phases.push_back(MdbIndexPhaseStats(built, clock));
-    return result;
-  }
-  NativeIndexer indexer(st.store.get(), schema, &st.config, progress);
-  DIRLOAD_ASSIGN_OR_RETURN(IndexRunSummary built, indexer.Run(st.run));
+  DIRLOAD_RETURN_IF_ERROR(format_ == DatabaseFormat::kMdb
+                              ? RebuildMdb(config_, *schema, st, &result.stats)
+                              : RebuildNative(config_, *schema, st, progress, &result.stats));
   DIRLOAD_RETURN_IF_ERROR(guard.Done());
-  for (const std::string& t : built.dropped) {
-    Say(request, "dropped " + t + " (no longer configured)");
-  }
-  result.stats.backend = std::string(BackendName(config_.backend));
-  result.stats.phases.push_back(IndexPhaseStats(built, clock));
-  AddSettings(st.store.get(), &st.run, &result.stats);
-  AddTableTotals(st.store.get(), &result.stats);
+  for (const std::string& line : st.done) Say(st.request, line);
   return result;
 }
 
