@@ -70,9 +70,9 @@ class FormatReader {
   virtual bool slapcat_ldif() const = 0;
 
   // The indexes a search may use, and those it must not, each as "NAME: why".
-  // Computed on first use (they need the schema).
-  virtual Result<const IndexConfig*> UsableIndexes() = 0;
-  virtual Result<std::vector<std::string>> UnusableIndexes() = 0;
+  // Sorted out on first use (they need the schema).
+  Result<const IndexConfig*> UsableIndexes();
+  Result<std::vector<std::string>> UnusableIndexes();
 
   // Every entry, or those `selection` picks, in ID order (slapcat's).
   virtual Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) = 0;
@@ -82,6 +82,15 @@ class FormatReader {
   virtual Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) = 0;
   // What the database holds (entries, tables, indexes, the engine).
   virtual Result<FormatReport> Report() = 0;
+
+ protected:
+  // Splits the configuration in force into the indexes a search may use and
+  // the others, each "NAME: why", as the format knows them.
+  virtual Status SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) = 0;
+
+ private:
+  std::optional<IndexConfig> usable_;
+  std::vector<std::string> unusable_;
 };
 
 }  // namespace dirload

@@ -38,23 +38,13 @@ Status MdbFormatReader::Prepare() {
   return Status::Ok();
 }
 
-Status MdbFormatReader::SortIndexes() {
+Status MdbFormatReader::SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<IndexConfig> configured, context_.configured_indexes());
   if (!configured.has_value()) configured.emplace();
-  DIRLOAD_ASSIGN_OR_RETURN(usable_,
-                           MdbUsableIndexes(*reader_->env(), *schema, *configured, &unusable_));
+  DIRLOAD_ASSIGN_OR_RETURN(*usable,
+                           MdbUsableIndexes(*reader_->env(), *schema, *configured, unusable));
   return Status::Ok();
-}
-
-Result<const IndexConfig*> MdbFormatReader::UsableIndexes() {
-  if (!usable_.has_value()) DIRLOAD_RETURN_IF_ERROR(SortIndexes());
-  return &*usable_;
-}
-
-Result<std::vector<std::string>> MdbFormatReader::UnusableIndexes() {
-  if (!usable_.has_value()) DIRLOAD_RETURN_IF_ERROR(SortIndexes());
-  return unusable_;
 }
 
 // slapcat's scan: every entry in ID order, each checked in full. A selection

@@ -31,14 +31,12 @@ class MdbFormatReader final : public FormatReader {
   const AttributeDictionary& dictionary() const override { return reader_->dictionary(); }
   const std::string& suffix() const override { return suffix_; }
   bool slapcat_ldif() const override { return true; }
-  Result<const IndexConfig*> UsableIndexes() override;
-  Result<std::vector<std::string>> UnusableIndexes() override;
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
   Result<FormatReport> Report() override;
 
  private:
-  Status SortIndexes();
+  Status SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) override;
 
   std::string dir_;
   std::string suffix_;
@@ -46,8 +44,6 @@ class MdbFormatReader final : public FormatReader {
   MdbKeyOptions keys_;
   ReaderContext context_;
   std::unique_ptr<MdbReader> reader_;
-  std::optional<IndexConfig> usable_;
-  std::vector<std::string> unusable_;
 };
 
 }  // namespace dirload::mdb

@@ -23,7 +23,7 @@ Status NativeReader::Prepare() {
 
 // The configuration in force (given, else the one the database says it
 // built), split into the indexes meta records as built with it and the rest.
-Status NativeReader::SortIndexes() {
+Status NativeReader::SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<IndexConfig> configured, context_.configured_indexes());
   std::vector<IndexConfig::Line> lines;
@@ -42,21 +42,11 @@ Status NativeReader::SortIndexes() {
     if (s.fresh) {
       fresh.push_back({s.line, "database"});
     } else {
-      unusable_.push_back(s.table + ": " + s.why);
+      unusable->push_back(s.table + ": " + s.why);
     }
   }
-  DIRLOAD_ASSIGN_OR_RETURN(usable_, IndexConfig::Parse(*schema, fresh));
+  DIRLOAD_ASSIGN_OR_RETURN(*usable, IndexConfig::Parse(*schema, fresh));
   return Status::Ok();
-}
-
-Result<const IndexConfig*> NativeReader::UsableIndexes() {
-  if (!usable_.has_value()) DIRLOAD_RETURN_IF_ERROR(SortIndexes());
-  return &*usable_;
-}
-
-Result<std::vector<std::string>> NativeReader::UnusableIndexes() {
-  if (!usable_.has_value()) DIRLOAD_RETURN_IF_ERROR(SortIndexes());
-  return unusable_;
 }
 
 Status NativeReader::ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) {

@@ -29,8 +29,6 @@ class NativeReader final : public FormatReader {
   const AttributeDictionary& dictionary() const override { return dictionary_; }
   const std::string& suffix() const override { return meta_.suffix; }
   bool slapcat_ldif() const override { return false; }
-  Result<const IndexConfig*> UsableIndexes() override;
-  Result<std::vector<std::string>> UnusableIndexes() override;
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
   Result<FormatReport> Report() override;
@@ -38,15 +36,13 @@ class NativeReader final : public FormatReader {
  private:
   NativeReader(std::string dir, ReaderContext context)
       : dir_(std::move(dir)), context_(std::move(context)) {}
-  Status SortIndexes();
+  Status SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) override;
 
   std::string dir_;
   ReaderContext context_;
   std::unique_ptr<Store> store_;
   DatabaseMeta meta_;
   AttributeDictionary dictionary_;
-  std::optional<IndexConfig> usable_;
-  std::vector<std::string> unusable_;
 };
 
 }  // namespace dirload
