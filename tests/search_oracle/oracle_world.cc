@@ -667,9 +667,27 @@ std::string OracleWorld::Database(const LoadConfig& config) {
   auto it = databases_.find(name);
   if (it != databases_.end()) return it->second;
   std::string db = ScratchDir("db-" + name);
-  std::vector<std::string> args = {
-      "add", "--db", db,           "--suffix", kOracleSuffix, "--backend",  config.backend,
-      "-l",  ldif_,  "--progress", "never",    "--stats",     StatsPath(db)};
+  std::vector<std::string> args;
+  if (config.backend == "mdb") {
+    // slapd's format takes its suffix, directory and indexes from slapd.conf,
+    // as slapd would serve it. No include lines: the built-in schema, as in
+    // the native loads (and without OpenLDAP's schema files installed).
+    std::ofstream(ConfPath(db)) << SlapdConf()
+                                       .Database("mdb")
+                                       .Suffix(kOracleSuffix)
+                                       .Directory(db)
+                                       .MaxSize(1073741824)
+                                       .Indexes(bench::kWorkloadIndexLines)
+                                       .Text();
+    args = {"add", "--format", "mdb", "-f", ConfPath(db)};
+  } else {
+    args = {"add", "--db", db, "--suffix", kOracleSuffix, "--backend", config.backend};
+    // With --no-index too: the configuration is recorded, its indexes left
+    // for `dirload index` to build, as an operator who defers indexing does.
+    for (const std::string& index : bench::kWorkloadIndexLines)
+      args.insert(args.end(), {"--index", index});
+  }
+  args.insert(args.end(), {"-l", ldif_, "--progress", "never", "--stats", StatsPath(db)});
   if (config.no_index) {
     args.push_back("--no-index");
   } else {
@@ -678,20 +696,22 @@ std::string OracleWorld::Database(const LoadConfig& config) {
       args.insert(args.end(), {"--idl-cache-size", std::to_string(config.idl_cache_size)});
     }
   }
-  // With --no-index too: the configuration is recorded, its indexes left for
-  // `dirload index` to build, as an operator who defers indexing does.
-  for (const std::string& index : bench::kWorkloadIndexLines)
-    args.insert(args.end(), {"--index", index});
   ProcessResult add = Dirload(args, 1800);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
   databases_[name] = db;
   return db;
 }
 
+std::vector<std::string> OracleWorld::DatabaseArgs(const std::string& db) {
+  if (fs::exists(ConfPath(db))) return {"-f", ConfPath(db)};
+  return {"--db", db};
+}
+
 SearchOutcome OracleWorld::Search(const std::string& db, const Query& q,
                                   const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"search", "--db",  db,     "-b",       q.base,
-                                   "-s",     q.scope, "--dn", "--explain"};
+  std::vector<std::string> args = DatabaseArgs(db);
+  args.insert(args.begin(), "search");
+  args.insert(args.end(), {"-b", q.base, "-s", q.scope, "--dn", "--explain"});
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(q.filter);
   SearchOutcome outcome;
