@@ -1,5 +1,6 @@
 # dirload_test(NAME LABELS "unit;..." SOURCES a.cc b.cc LIBS lib...
-#              [TIMEOUT seconds] [SPLIT_CASES] [SPLIT_GROUPS group filter...])
+#              [TIMEOUT seconds] [COST seconds]
+#              [SPLIT_CASES] [SPLIT_GROUPS group filter...])
 # Builds a doctest binary (the main comes from tests/doctest_main.cc) and
 # registers it with ctest under the given labels. Tests find the source tree and
 # the corpus through the environment so each can work in its own temp dir.
@@ -13,13 +14,19 @@
 #   SPLIT_GROUPS  pairs of a group name and a doctest --test-case filter (with
 #                 * and ?; commas separate alternatives): one entry per group,
 #                 "NAME: <group>", for suites whose cases share such a fixture
-#                 by groups. A last entry, "NAME: other cases", runs every case
-#                 no filter names, so that a new or renamed case still runs.
+#                 by groups. A last entry, "NAME: other cases", runs the cases
+#                 no filter names, so that a new or renamed case still runs; an
+#                 entry that would select no case is left out.
 # The cases are listed from the binary (--list-test-cases) each time ctest
 # starts, so the entries follow the source without rerunning cmake. Each entry
-# keeps the labels, the environment and TIMEOUT.
+# keeps the labels, the environment, TIMEOUT and COST.
+#
+# COST, a rough number of seconds an entry takes, lets ctest start the slow
+# entries first in a build directory where it has timed nothing yet (CI's is
+# always new); without it, entries start in the order they were added, and a
+# slow suite added last runs alone at the end. Later runs use measured times.
 function(dirload_test name)
-  cmake_parse_arguments(T "SPLIT_CASES" "TIMEOUT" "LABELS;SOURCES;LIBS;SPLIT_GROUPS" ${ARGN})
+  cmake_parse_arguments(T "SPLIT_CASES" "TIMEOUT;COST" "LABELS;SOURCES;LIBS;SPLIT_GROUPS" ${ARGN})
   add_executable(${name} ${CMAKE_SOURCE_DIR}/tests/doctest_main.cc ${T_SOURCES})
   target_link_libraries(${name} PRIVATE dirload_options doctest::doctest ${T_LIBS})
   # Defaults for running a test binary by hand; ctest also sets the environment.
@@ -34,6 +41,9 @@ function(dirload_test name)
     set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" ENVIRONMENT "${env}")
     if(T_TIMEOUT)
       set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
+    endif()
+    if(T_COST)
+      set_tests_properties(${name} PROPERTIES COST ${T_COST})
     endif()
     return()
   endif()
@@ -53,6 +63,7 @@ function(dirload_test name)
   string(APPEND script "set(labels [==[${T_LABELS}]==])\n")
   string(APPEND script "set(env [==[${env}]==])\n")
   string(APPEND script "set(timeout [==[${T_TIMEOUT}]==])\n")
+  string(APPEND script "set(cost [==[${T_COST}]==])\n")
   string(APPEND script "set(groups [==[${T_SPLIT_GROUPS}]==])\n")
   if(T_SPLIT_CASES)
     string(APPEND script "set(by_case TRUE)\n")
@@ -68,6 +79,9 @@ function(dirload_add_entry entry)
   set_tests_properties("${entry}" PROPERTIES LABELS "${labels}" ENVIRONMENT "${env}")
   if(timeout)
     set_tests_properties("${entry}" PROPERTIES TIMEOUT "${timeout}")
+  endif()
+  if(cost)
+    set_tests_properties("${entry}" PROPERTIES COST "${cost}")
   endif()
 endfunction()
 
@@ -101,14 +115,31 @@ elseif(by_case)
     dirload_add_entry("${name}: ${line}" "--test-case=${filter}")
   endwhile()
 else()
+  # How many cases the filter `args` select; an entry that would run none is
+  # left out, so that no entry passes without testing anything.
+  function(dirload_count_cases var)
+    execute_process(COMMAND "${exe}" --list-test-cases --no-version=true --case-sensitive=true
+                            ${ARGN}
+                    OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0 OR NOT out MATCHES "passing the current filters: ([0-9]+)")
+      message(FATAL_ERROR "${exe} --list-test-cases failed (${rc}):\n${out}")
+    endif()
+    set(${var} ${CMAKE_MATCH_1} PARENT_SCOPE)
+  endfunction()
   set(all "")
   while(groups)
     list(POP_FRONT groups group filter)
-    dirload_add_entry("${name}: ${group}" "--test-case=${filter}")
+    dirload_count_cases(n "--test-case=${filter}")
+    if(n GREATER 0)
+      dirload_add_entry("${name}: ${group}" "--test-case=${filter}")
+    endif()
     string(APPEND all ",${filter}")
   endwhile()
   string(SUBSTRING "${all}" 1 -1 all)
-  dirload_add_entry("${name}: other cases" "--test-case-exclude=${all}")
+  dirload_count_cases(n "--test-case-exclude=${all}")
+  if(n GREATER 0)
+    dirload_add_entry("${name}: other cases" "--test-case-exclude=${all}")
+  endif()
 endif()
 ]==])
   set(file "${CMAKE_CURRENT_BINARY_DIR}/${name}_entries.cmake")
