@@ -17,28 +17,12 @@
 #include "ldif/reader.h"
 #include "ldif/record.h"
 #include "ldif/writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace dirload::bench {
 namespace {
 
-// A fresh directory under $TMPDIR, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = getenv("TMPDIR");
-    std::string templ = std::string(base != nullptr ? base : "/tmp") + "/gen_test.XXXXXX";
-    REQUIRE(mkdtemp(templ.data()) != nullptr);
-    path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string File(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TempDir;
 
 std::unique_ptr<LdifGenerator> MakeGenerator(uint64_t entries, uint64_t seed,
                                              std::string suffix = "dc=example,dc=com") {

@@ -18,25 +18,26 @@
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mdb_dump.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::FindProgram;
 using testing::FirstDifference;
 using testing::MaskId2ePadding;
 using testing::MdbDatabases;
 using testing::MdbDump;
 using testing::ProcessResult;
 using testing::RunDirload;
-using testing::RunProcess;
 using testing::TempDir;
 
 #define SKIP_WITHOUT_TOOLS() DIRLOAD_SKIP_WITHOUT_OPENLDAP()
 
-constexpr char kOptions[] = "attributeoptions x- lang-\nattributeoptions phonetic a-\n";
+const std::vector<std::string> kOptions = {"attributeoptions x- lang-",
+                                           "attributeoptions phonetic a-"};
 
 // A back-mdb database and its slapd.conf; `globals` go before the database
 // section (attributeoptions lines).
@@ -44,31 +45,30 @@ struct Db {
   std::string dir, conf;
 };
 
-Db MakeDb(const TempDir& tmp, const std::string& name, const std::string& globals) {
+Db MakeDb(const TempDir& tmp, const std::string& name, const std::vector<std::string>& globals) {
   Db db{tmp.File(name), ""};
   fs::create_directory(db.dir);
-  db.conf = tmp.Write(name + ".conf",
-                      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-                      "include /etc/ldap/schema/core.schema\n"
-                      "include /etc/ldap/schema/cosine.schema\n"
-                      "include /etc/ldap/schema/inetorgperson.schema\n" +
-                          globals +
-                          "database mdb\nsuffix \"dc=example,dc=com\"\n"
-                          "rootdn \"cn=admin,dc=example,dc=com\"\n"
-                          "directory " +
-                          db.dir +
-                          "\nmaxsize 104857600\n"
-                          "index objectClass eq\nindex cn eq,sub\nindex name pres\n"
-                          "index description eq,sub\nindex givenName eq\nindex seeAlso eq\n");
+  db.conf = testing::SlapdConf()
+                .LoadBackMdb()
+                .Include({"core", "cosine", "inetorgperson"})
+                .Lines(globals)
+                .Database("mdb")
+                .Suffix(testing::kExampleSuffix)
+                .RootDn(testing::kExampleRootDn)
+                .Directory(db.dir)
+                .MaxSize(104857600)
+                .Indexes({"objectClass eq", "cn eq,sub", "name pres", "description eq,sub",
+                          "givenName eq", "seeAlso eq"})
+                .Write(tmp, name + ".conf");
   return db;
 }
 
 ProcessResult Slapadd(const Db& db, const std::string& ldif) {
-  return RunProcess({FindProgram("slapadd"), "-q", "-f", db.conf, "-l", ldif}, 60);
+  return testing::RunSlapadd({"-q", "-f", db.conf, "-l", ldif}, 60);
 }
 
 std::string Slapcat(const Db& db) {
-  ProcessResult r = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 60);
+  ProcessResult r = testing::RunSlapcat({"-f", db.conf}, 60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return r.out;
 }
@@ -237,15 +237,15 @@ TEST_CASE("attribute options oracle: undeclared options are refused by both") {
       "o: Example\ndc: example\n\n";
   struct Case {
     const char* name;
-    const char* globals;
+    std::vector<std::string> globals;
     const char* line;
   };
   const Case cases[] = {
-      {"none", "", "description;x-foo: bar"},
+      {"none", {}, "description;x-foo: bar"},
       // Declaring options drops slapd's default lang- unless it is declared.
-      {"no-lang", "attributeoptions x-foo\n", "cn;lang-de: Anne"},
+      {"no-lang", {"attributeoptions x-foo"}, "cn;lang-de: Anne"},
       // An exact name is not a prefix.
-      {"exact", "attributeoptions x-foo lang-\n", "description;x-foobar: bar"},
+      {"exact", {"attributeoptions x-foo lang-"}, "description;x-foobar: bar"},
       {"operational", kOptions, "createTimestamp;x-foo: 20240101000000Z"},
   };
   for (const Case& c : cases) {

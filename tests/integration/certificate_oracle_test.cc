@@ -18,21 +18,23 @@
 
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
+#include "tests/support/hex.h"
 #include "tests/support/mdb_dump.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::FindProgram;
 using testing::FirstDifference;
+using testing::Hex;
 using testing::MaskId2ePadding;
 using testing::MdbDatabases;
 using testing::MdbDump;
 using testing::ProcessResult;
 using testing::RunDirload;
-using testing::RunProcess;
 using testing::TempDir;
 
 #define SKIP_WITHOUT_TOOLS() DIRLOAD_SKIP_WITHOUT_OPENLDAP()
@@ -147,17 +149,16 @@ struct Db {
 Db MakeDb(const TempDir& tmp, const std::string& name) {
   Db db{tmp.File(name), ""};
   fs::create_directory(db.dir);
-  db.conf = tmp.Write(name + ".conf",
-                      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-                      "include /etc/ldap/schema/core.schema\n"
-                      "include /etc/ldap/schema/cosine.schema\n"
-                      "include /etc/ldap/schema/inetorgperson.schema\n"
-                      "database mdb\nsuffix \"dc=example,dc=com\"\n"
-                      "rootdn \"cn=admin,dc=example,dc=com\"\n"
-                      "directory " +
-                          db.dir +
-                          "\nmaxsize 104857600\n"
-                          "index objectClass eq\nindex cn eq\nindex userCertificate eq\n");
+  db.conf = testing::SlapdConf()
+                .LoadBackMdb()
+                .Include({"core", "cosine", "inetorgperson"})
+                .Database("mdb")
+                .Suffix(testing::kExampleSuffix)
+                .RootDn(testing::kExampleRootDn)
+                .Directory(db.dir)
+                .MaxSize(104857600)
+                .Indexes({"objectClass eq", "cn eq", "userCertificate eq"})
+                .Write(tmp, name + ".conf");
   return db;
 }
 
@@ -200,19 +201,8 @@ std::string Directory() {
   return ldif;
 }
 
-// Lower-case hex, as mdb_dump prints values.
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out.push_back(kDigits[static_cast<unsigned char>(c) >> 4]);
-    out.push_back(kDigits[static_cast<unsigned char>(c) & 0xf]);
-  }
-  return out;
-}
-
 std::string Slapcat(const Db& db) {
-  ProcessResult r = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 60);
+  ProcessResult r = testing::RunSlapcat({"-f", db.conf}, 60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return r.out;
 }
@@ -222,7 +212,7 @@ TEST_CASE("certificate oracle: id2e, index and slapcat as slapadd writes them") 
   TempDir tmp;
   const std::string input = tmp.Write("certs.ldif", Directory());
   Db theirs = MakeDb(tmp, "slapadd");
-  ProcessResult a = RunProcess({FindProgram("slapadd"), "-q", "-f", theirs.conf, "-l", input}, 60);
+  ProcessResult a = testing::RunSlapadd({"-q", "-f", theirs.conf, "-l", input}, 60);
   REQUIRE_MESSAGE(a.exit_code == 0, a.Describe());
   Db mine = MakeDb(tmp, "dirload");
   ProcessResult b = RunDirload({"add", "-f", mine.conf, "-l", input, "--progress", "never"}, 60);
@@ -260,8 +250,7 @@ TEST_CASE("certificate oracle: issuers and serials slapadd refuses") {
                         "sn: S\nuserCertificate;binary:: " +
                         bad + "\n" + Operational(1, "inetOrgPerson") + "\n");
     Db theirs = MakeDb(tmp, "slapadd");
-    ProcessResult a =
-        RunProcess({FindProgram("slapadd"), "-q", "-f", theirs.conf, "-l", input}, 60);
+    ProcessResult a = testing::RunSlapadd({"-q", "-f", theirs.conf, "-l", input}, 60);
     CHECK_MESSAGE(a.exit_code != 0, a.Describe());
     Db mine = MakeDb(tmp, "dirload");
     ProcessResult b = RunDirload({"add", "-f", mine.conf, "-l", input, "--progress", "never"}, 60);

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "tests/integration/dirload_process.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -20,23 +22,19 @@ using testing::RunResult;
 using testing::TempDir;
 
 std::string ConfText(const TempDir& dir) {
-  return "include /etc/ldap/schema/core.schema\n"
-         "include /etc/ldap/schema/cosine.schema\n"
-         "include /etc/ldap/schema/inetorgperson.schema\n"
-         "modulepath /usr/lib/ldap\n"
-         "moduleload back_mdb\n"
-         "database mdb\n"
-         "suffix \"dc=example,dc=org\"\n"
-         "directory " +
-         dir.File("db1") +
-         "\n"
-         "index objectClass eq\n"
-         "database mdb\n"
-         "suffix \"dc=example,dc=com\"\n"
-         "directory " +
-         dir.File("db2") +
-         "\n"
-         "index uid eq\n";
+  return testing::SlapdConf()
+      .Include({"core", "cosine", "inetorgperson"})
+      .ModulePath("/usr/lib/ldap")
+      .ModuleLoad("back_mdb")
+      .Database("mdb")
+      .Suffix("dc=example,dc=org")
+      .Directory(dir.File("db1"))
+      .Index("objectClass eq")
+      .Database("mdb")
+      .Suffix("dc=example,dc=com")
+      .Directory(dir.File("db2"))
+      .Index("uid eq")
+      .Text();
 }
 
 constexpr char kComLdif[] =
@@ -50,11 +48,10 @@ constexpr char kComLdif[] =
 std::string MakeConfig(const TempDir& dir) {
   for (const char* d : {"db1", "db2", "slapd.d"}) fs::create_directories(dir.File(d));
   dir.Write("slapd.conf", ConfText(dir));
-  std::string slaptest = testing::FindProgram("slaptest");
-  if (slaptest.empty()) return "slaptest is not installed";
+  if (testing::FindProgram("slaptest").empty()) return "slaptest is not installed";
   // slaptest writes slapd.d and then fails to open the empty databases.
   testing::ProcessResult r =
-      testing::RunProcess({slaptest, "-f", dir.File("slapd.conf"), "-F", dir.File("slapd.d")}, 60);
+      testing::RunSlaptest({"-f", dir.File("slapd.conf"), "-F", dir.File("slapd.d")}, 60);
   REQUIRE_MESSAGE(fs::exists(dir.File("slapd.d/cn=config/olcDatabase={2}mdb.ldif")), r.Describe());
   return "";
 }
@@ -107,10 +104,9 @@ TEST_CASE("index, search and stat with -F and -b/-n act on the database -f names
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
   // The configuration says `database mdb`: slapd's own format, which
   // slapcat reads through the same slapd.d.
-  std::string slapcat = testing::FindProgram("slapcat");
-  if (!slapcat.empty()) {
+  if (!testing::FindProgram("slapcat").empty()) {
     testing::ProcessResult sc =
-        testing::RunProcess({slapcat, "-F", dir.File("slapd.d"), "-b", "dc=example,dc=com"}, 60);
+        testing::RunSlapcat({"-F", dir.File("slapd.d"), "-b", "dc=example,dc=com"}, 60);
     REQUIRE_MESSAGE(sc.exit_code == 0, sc.Describe());
     RunResult cat = RunDirload({"cat", "-F", dir.File("slapd.d"), "-b", "dc=example,dc=com"});
     REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());

@@ -18,6 +18,8 @@
 #include "lib/util/coding.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/integration/ldif_compare.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -110,19 +112,21 @@ TEST_CASE("a 200-level chain loads, cats in slapcat's order and is searchable") 
 
   // slapcat's output for the same input, where OpenLDAP is installed.
   std::vector<ldif::Record> slapcat;
-  if (fs::exists("/usr/sbin/slapadd") && fs::exists("/usr/sbin/slapcat")) {
+  if (!testing::FindProgram("slapadd").empty() && !testing::FindProgram("slapcat").empty()) {
     fs::create_directory(t.path() / "slapd-db");
-    const std::string conf =
-        t.Write("slapd.conf",
-                "include /etc/ldap/schema/core.schema\nmodulepath /usr/lib/ldap\n"
-                "moduleload back_mdb\ndatabase mdb\nsuffix \"dc=example,dc=com\"\n"
-                "directory " +
-                    (t.path() / "slapd-db").string() + "\nmaxsize 67108864\n");
-    testing::ProcessResult add =
-        testing::RunProcess({"/usr/sbin/slapadd", "-q", "-f", conf, "-l", input}, 60);
+    const std::string conf = testing::SlapdConf()
+                                 .Include({"core"})
+                                 .ModulePath("/usr/lib/ldap")
+                                 .ModuleLoad("back_mdb")
+                                 .Database("mdb")
+                                 .Suffix(testing::kExampleSuffix)
+                                 .Directory((t.path() / "slapd-db").string())
+                                 .MaxSize(67108864)
+                                 .Write(t, "slapd.conf");
+    testing::ProcessResult add = testing::RunSlapadd({"-q", "-f", conf, "-l", input}, 60);
     REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
     testing::ProcessResult cat =
-        testing::RunProcess({"/usr/sbin/slapcat", "-f", conf, "-l", t.File("slapcat.ldif")}, 60);
+        testing::RunSlapcat({"-f", conf, "-l", t.File("slapcat.ldif")}, 60);
     REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
     testing::LdifFile f = testing::ReadLdifFile(t.File("slapcat.ldif"));
     REQUIRE_MESSAGE(f.ok(), f.error);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/support/child_process.h"
-#include "tests/support/mdb_dump.h"
+#include "tests/support/openldap.h"
 
 namespace dirload::testing {
 
@@ -37,12 +37,9 @@ RunResult RunDirload(const std::vector<std::string>& args, double timeout_second
 // At the top of an oracle test case: fails without the dirload binary, and
 // returns (skipping the case, with a message) when slapadd, slapcat,
 // mdb_dump, back_mdb or the other programs named are not installed.
-#define DIRLOAD_SKIP_WITHOUT_OPENLDAP(...)                           \
-  do {                                                               \
-    REQUIRE_MESSAGE(::dirload::testing::DirloadMissing().empty(),    \
-                    ::dirload::testing::DirloadMissing());           \
-    if (!::dirload::testing::HaveOpenLdap({__VA_ARGS__})) {          \
-      MESSAGE("OpenLDAP tools or back_mdb not installed: skipping"); \
-      return;                                                        \
-    }                                                                \
+#define DIRLOAD_SKIP_WITHOUT_OPENLDAP(...)                                       \
+  do {                                                                           \
+    REQUIRE_MESSAGE(::dirload::testing::DirloadMissing().empty(),                \
+                    ::dirload::testing::DirloadMissing());                       \
+    DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "mdb_dump", __VA_ARGS__); \
   } while (0)

@@ -15,6 +15,8 @@
 #include "tests/integration/dirload_process.h"
 #include "tests/integration/ldif_compare.h"
 #include "tests/support/child_process.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -42,26 +44,22 @@ constexpr char kInput[] =
     "member: uid=a,ou=People,dc=example,dc=com\n\n";
 
 std::string Config(const std::string& dir) {
-  return "include /etc/ldap/schema/core.schema\n"
-         "include /etc/ldap/schema/cosine.schema\n"
-         "include /etc/ldap/schema/inetorgperson.schema\n"
-         "include /etc/ldap/schema/nis.schema\n"
-         "modulepath /usr/lib/ldap\n"
-         "moduleload back_mdb\n"
-         "database mdb\n"
-         "suffix \"dc=example,dc=com\"\n"
-         "rootdn \"" +
-         std::string(kRootDn) +
-         "\"\n"
-         "directory " +
-         dir + "\n";
+  return testing::SlapdConf()
+      .Include(testing::kExampleSchemas)
+      .ModulePath("/usr/lib/ldap")
+      .ModuleLoad("back_mdb")
+      .Database("mdb")
+      .Suffix(testing::kExampleSuffix)
+      .RootDn(kRootDn)
+      .Directory(dir)
+      .Text();
 }
 
-struct Tools {
-  std::string slapadd = testing::FindProgram("slapadd");
-  std::string slapcat = testing::FindProgram("slapcat");
-  bool ok() const { return !slapadd.empty() && !slapcat.empty(); }
-};
+// slapadd and slapcat are needed: the oracle is the point of these tests.
+void RequireOpenLdap() {
+  const std::string missing = testing::OpenLdapMissing({"slapadd", "slapcat"});
+  REQUIRE_MESSAGE(missing.empty(), missing);
+}
 
 // One work directory: slapd.conf, slapadd's database and dirload's.
 struct Work {
@@ -74,11 +72,6 @@ struct Work {
     conf = tmp.Write("slapd.conf", Config(slap_db));
   }
 };
-
-RunResult Slap(const std::string& program, std::vector<std::string> args) {
-  args.insert(args.begin(), program);
-  return testing::RunProcess(args, 60);
-}
 
 std::vector<ldif::Record> Records(const RunResult& r) {
   testing::LdifFile f = testing::ReadLdifText(r.out);
@@ -126,13 +119,12 @@ constexpr char kCsnSid5[] = "[0-9]{14}\\.[0-9]{6}Z#[0-9a-f]{6}#005#000000";
 
 TEST_CASE("dirload add gives entries the operational attributes slapadd gives them") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
-  Tools t;
-  REQUIRE_MESSAGE(t.ok(), "slapadd and slapcat are needed");
+  RequireOpenLdap();
   Work w;
   std::string in = w.tmp.Write("in.ldif", kInput);
-  RunResult sa = Slap(t.slapadd, {"-f", w.conf, "-l", in, "-S", "5", "-w"});
+  RunResult sa = testing::RunSlapadd({"-f", w.conf, "-l", in, "-S", "5", "-w"}, 60);
   REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
-  RunResult sc = Slap(t.slapcat, {"-f", w.conf});
+  RunResult sc = testing::RunSlapcat({"-f", w.conf}, 60);
   REQUIRE_MESSAGE(sc.exit_code == 0, sc.Describe());
   RunResult da = RunDirload({"add", "-f", w.conf, "--db", w.dl_db, "-l", in, "-S", "5", "-w"});
   REQUIRE_MESSAGE(da.exit_code == 0, da.Describe());
@@ -172,13 +164,12 @@ TEST_CASE("dirload add gives entries the operational attributes slapadd gives th
 
 TEST_CASE("a slapcat export keeps its operational values through dirload add and cat") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
-  Tools t;
-  REQUIRE_MESSAGE(t.ok(), "slapadd and slapcat are needed");
+  RequireOpenLdap();
   Work w;
   std::string in = w.tmp.Write("in.ldif", kInput);
-  RunResult sa = Slap(t.slapadd, {"-f", w.conf, "-l", in, "-w"});
+  RunResult sa = testing::RunSlapadd({"-f", w.conf, "-l", in, "-w"}, 60);
   REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
-  RunResult sc = Slap(t.slapcat, {"-f", w.conf});
+  RunResult sc = testing::RunSlapcat({"-f", w.conf}, 60);
   REQUIRE_MESSAGE(sc.exit_code == 0, sc.Describe());
   std::string exported = w.tmp.Write("export.ldif", sc.out);
   RunResult da = RunDirload({"add", "-f", w.conf, "--db", w.dl_db, "-l", exported});
@@ -194,8 +185,7 @@ TEST_CASE("a slapcat export keeps its operational values through dirload add and
 
 TEST_CASE("-j skips the records slapadd -j skips") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
-  Tools t;
-  REQUIRE_MESSAGE(t.ok(), "slapadd and slapcat are needed");
+  RequireOpenLdap();
   // A resumed load: the first two records are in, then the whole file with -j.
   // uid=a's record starts with a comment at line 11, its DN is at 12.
   for (const char* line : {"11", "12"}) {
@@ -205,11 +195,11 @@ TEST_CASE("-j skips the records slapadd -j skips") {
         "head.ldif", std::string(kInput).substr(0, std::string(kInput).find("# the people")));
     std::string in = w.tmp.Write("in.ldif", kInput);
     REQUIRE(testing::ReadLdifFile(head).records.size() == 2);
-    RunResult sa = Slap(t.slapadd, {"-f", w.conf, "-l", head});
+    RunResult sa = testing::RunSlapadd({"-f", w.conf, "-l", head}, 60);
     REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
-    sa = Slap(t.slapadd, {"-f", w.conf, "-l", in, "-j", line});
+    sa = testing::RunSlapadd({"-f", w.conf, "-l", in, "-j", line}, 60);
     REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
-    RunResult sc = Slap(t.slapcat, {"-f", w.conf});
+    RunResult sc = testing::RunSlapcat({"-f", w.conf}, 60);
     REQUIRE(sc.exit_code == 0);
 
     RunResult da = RunDirload({"add", "-f", w.conf, "--db", w.dl_db, "-l", head});
@@ -229,16 +219,15 @@ TEST_CASE("-j skips the records slapadd -j skips") {
 // refuses such an entry over LDAP, so dirload refuses it at load time.
 TEST_CASE("a repeated value: slapadd stores it, dirload -c rejects the entry and names the lines") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
-  Tools t;
-  REQUIRE_MESSAGE(t.ok(), "slapadd and slapcat are needed");
+  RequireOpenLdap();
   Work w;
   std::string in = w.tmp.Write(
       "in.ldif", std::string(kInput) +
                      "dn: ou=x,dc=example,dc=com\nobjectClass: organizationalUnit\nou: x\n"
                      "ou: X\n");  // lines 32-35
-  RunResult sa = Slap(t.slapadd, {"-f", w.conf, "-l", in});
+  RunResult sa = testing::RunSlapadd({"-f", w.conf, "-l", in}, 60);
   REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
-  RunResult sc = Slap(t.slapcat, {"-f", w.conf});
+  RunResult sc = testing::RunSlapcat({"-f", w.conf}, 60);
   CHECK(Records(sc).size() == 6);
   RunResult da = RunDirload({"add", "-f", w.conf, "--db", w.dl_db, "-l", in, "-c"});
   CHECK(da.exit_code == 1);

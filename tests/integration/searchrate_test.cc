@@ -32,6 +32,7 @@
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mini_json.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -102,16 +103,17 @@ class Server {
   explicit Server(const TempDir& tmp) {
     const std::string dir = tmp.File("db");
     std::filesystem::create_directory(dir);
-    conf_ = tmp.Write("slapd.conf",
-                      "include /etc/ldap/schema/core.schema\n"
-                      "include /etc/ldap/schema/cosine.schema\n"
-                      "include /etc/ldap/schema/inetorgperson.schema\n"
-                      "modulepath /usr/lib/ldap\nmoduleload back_mdb\n"
-                      "pidfile " +
-                          tmp.File("slapd.pid") +
-                          "\ndatabase mdb\nsuffix \"dc=example,dc=com\"\n"
-                          "directory " +
-                          dir + "\nmaxsize 104857600\nindex objectClass,uid eq\n");
+    conf_ = testing::SlapdConf()
+                .Include({"core", "cosine", "inetorgperson"})
+                .ModulePath("/usr/lib/ldap")
+                .ModuleLoad("back_mdb")
+                .Line("pidfile " + tmp.File("slapd.pid"))
+                .Database("mdb")
+                .Suffix(testing::kExampleSuffix)
+                .Directory(dir)
+                .MaxSize(104857600)
+                .Index("objectClass,uid eq")
+                .Write(tmp, "slapd.conf");
     ProcessResult add = RunDirload({"add", "--format", "mdb", "-f", conf_, "-l",
                                     tmp.Write("in.ldif", Ldif()), "--progress", "never"});
     REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());

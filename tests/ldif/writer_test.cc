@@ -18,29 +18,14 @@
 
 #include "ldif/base64.h"
 #include "ldif/reader.h"
+#include "tests/support/temp_dir.h"
 
 namespace dirload::ldif {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "dirload_writer_test.XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string File(const char* name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,6 +8,8 @@
 #include "lib/index/index_spec.h"
 #include "lib/pipeline/database_config.h"
 #include "tests/support/child_process.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -17,48 +19,38 @@ namespace fs = std::filesystem;
 using testing::TempDir;
 
 std::string ConfText(const TempDir& dir) {
-  return "include /etc/ldap/schema/core.schema\n"
-         "include /etc/ldap/schema/cosine.schema\n"
-         "include /etc/ldap/schema/inetorgperson.schema\n"
-         "include /etc/ldap/schema/nis.schema\n"
-         "modulepath /usr/lib/ldap\n"
-         "moduleload back_mdb\n"
-         "moduleload ppolicy.la\n"
-         "index_substr_if_minlen 3\n"
-         "index_intlen 6\n"
-         "attributeoptions x-foo lang-\n"
-         "database mdb\n"
-         "suffix \"dc=example,dc=org\"\n"
-         "rootdn \"cn=admin,dc=example,dc=org\"\n"
-         "directory " +
-         dir.File("db1") +
-         "\n"
-         "index objectClass eq\n"
-         "index cn pres,eq,sub\n"
-         "index uidNumber eq\n"
-         "maxsize 1073741824\n"
-         "overlay ppolicy\n"
-         "database mdb\n"
-         "suffix \"dc=example,dc=com\"\n"
-         "directory " +
-         dir.File("db2") +
-         "\n"
-         "index uid eq\n"
-         "maxsize 2147483648\n"
-         "lastmod off\n";
+  return testing::SlapdConf()
+      .Include(testing::kExampleSchemas)
+      .ModulePath("/usr/lib/ldap")
+      .ModuleLoad("back_mdb")
+      .ModuleLoad("ppolicy.la")
+      .Lines({"index_substr_if_minlen 3", "index_intlen 6", "attributeoptions x-foo lang-"})
+      .Database("mdb")
+      .Suffix("dc=example,dc=org")
+      .RootDn("cn=admin,dc=example,dc=org")
+      .Directory(dir.File("db1"))
+      .Indexes({"objectClass eq", "cn pres,eq,sub", "uidNumber eq"})
+      .MaxSize(1073741824)
+      .Line("overlay ppolicy")
+      .Database("mdb")
+      .Suffix("dc=example,dc=com")
+      .Directory(dir.File("db2"))
+      .Index("uid eq")
+      .MaxSize(2147483648)
+      .Line("lastmod off")
+      .Text();
 }
 
 // Writes slapd.conf into `dir` and has slaptest convert it into dir/slapd.d.
 // Returns why not when slaptest is not installed (the test then skips).
 std::string MakeSlapdD(const TempDir& dir) {
-  std::string slaptest = testing::FindProgram("slaptest");
-  if (slaptest.empty()) return "slaptest is not installed";
+  if (testing::FindProgram("slaptest").empty()) return "slaptest is not installed";
   for (const char* d : {"db1", "db2", "slapd.d"}) fs::create_directories(dir.File(d));
   dir.Write("slapd.conf", ConfText(dir));
   // slaptest writes the directory, then fails to open the empty databases:
   // its exit status says nothing about the files.
   testing::ProcessResult r =
-      testing::RunProcess({slaptest, "-f", dir.File("slapd.conf"), "-F", dir.File("slapd.d")}, 60);
+      testing::RunSlaptest({"-f", dir.File("slapd.conf"), "-F", dir.File("slapd.d")}, 60);
   REQUIRE_MESSAGE(fs::exists(dir.File("slapd.d/cn=config.ldif")), r.Describe());
   REQUIRE(fs::exists(dir.File("slapd.d/cn=config/olcDatabase={2}mdb.ldif")));
   return "";

@@ -3,10 +3,6 @@
 // dirload builds in. Needs slapd installed; outside CI it reports and skips
 // when slapdn is missing.
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,58 +15,24 @@
 
 #include "lib/schema/dn.h"
 #include "lib/schema/schema.h"
-
-extern char** environ;
+#include "tests/support/child_process.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
+#include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kSlapdn = "/usr/sbin/slapdn";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "dn_oracle.XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// Runs argv, returns its exit status and standard output (stderr discarded).
-int Run(const std::vector<std::string>& argv, std::string* out) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  REQUIRE(rc == 0);
-  out->clear();
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) out->append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// Runs slapdn on `args`, returns its exit status and standard output. A
+// slapdn that cannot start or hangs fails the test.
+int Slapdn(const std::vector<std::string>& args, std::string* out) {
+  const testing::ProcessResult r = testing::RunOpenLdapTool("slapdn", args);
+  REQUIRE_MESSAGE(!r.timed_out, r.Describe());
+  REQUIRE_MESSAGE((r.exit_code >= 0 || r.signal != 0), r.Describe());
+  *out = r.out;
+  return r.exit_code;
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -106,9 +68,9 @@ void CollectDns(const fs::path& ldif, std::set<std::string>* dns) {
 TEST_CASE("NormalizeDn agrees with slapdn -N on every corpus DN") {
   const char* corpus = std::getenv("DIRLOAD_CORPUS_DIR");
   const bool ci = std::getenv("CI") != nullptr;
-  if (!fs::exists(kSlapdn) || corpus == nullptr || !fs::is_directory(corpus)) {
+  if (testing::FindProgram("slapdn").empty() || corpus == nullptr || !fs::is_directory(corpus)) {
     if (ci) FAIL("slapdn or the corpus is missing in CI");
-    MESSAGE("SKIPPED: needs /usr/sbin/slapdn and DIRLOAD_CORPUS_DIR");
+    MESSAGE("SKIPPED: needs slapdn and DIRLOAD_CORPUS_DIR");
     return;
   }
   std::set<std::string> dn_set;
@@ -118,17 +80,16 @@ TEST_CASE("NormalizeDn agrees with slapdn -N on every corpus DN") {
   const std::vector<std::string> dns(dn_set.begin(), dn_set.end());
   REQUIRE(dns.size() > 100);
 
-  TempDir dir;
-  const fs::path conf = dir.path() / "slapd.conf";
+  testing::TempDir dir;
   fs::create_directory(dir.path() / "db");
-  {
-    std::ofstream c(conf);
-    for (const char* s : {"core", "cosine", "inetorgperson", "nis"}) {
-      c << "include /etc/ldap/schema/" << s << ".schema\n";
-    }
-    c << "modulepath /usr/lib/ldap\nmoduleload back_mdb\ndatabase mdb\n"
-      << "suffix \"dc=example,dc=com\"\ndirectory " << (dir.path() / "db").string() << "\n";
-  }
+  const std::string conf = testing::SlapdConf()
+                               .Include(testing::kExampleSchemas)
+                               .ModulePath("/usr/lib/ldap")
+                               .ModuleLoad("back_mdb")
+                               .Database("mdb")
+                               .Suffix(testing::kExampleSuffix)
+                               .Directory((dir.path() / "db").string())
+                               .Write(dir, "slapd.conf");
 
   // slapdn prints one line per DN but stops at the first it rejects, so
   // batches that fail are redone one DN at a time.
@@ -137,11 +98,11 @@ TEST_CASE("NormalizeDn agrees with slapdn -N on every corpus DN") {
   const size_t kBatch = 200;
   for (size_t start = 0; start < dns.size(); start += kBatch) {
     const size_t end = std::min(dns.size(), start + kBatch);
-    std::vector<std::string> argv = {kSlapdn, "-f", conf.string(), "-N"};
+    std::vector<std::string> argv = {"-f", conf, "-N"};
     argv.insert(argv.end(), dns.begin() + start, dns.begin() + end);
     std::string out;
     std::vector<std::string> lines;
-    if (Run(argv, &out) == 0 && (lines = Lines(out)).size() == end - start) {
+    if (Slapdn(argv, &out) == 0 && (lines = Lines(out)).size() == end - start) {
       for (size_t i = start; i < end; ++i) {
         theirs[i] = lines[i - start];
         accepted[i] = true;
@@ -149,7 +110,7 @@ TEST_CASE("NormalizeDn agrees with slapdn -N on every corpus DN") {
       continue;
     }
     for (size_t i = start; i < end; ++i) {
-      if (Run({kSlapdn, "-f", conf.string(), "-N", dns[i]}, &out) == 0) {
+      if (Slapdn({"-f", conf, "-N", dns[i]}, &out) == 0) {
         lines = Lines(out);
         accepted[i] = lines.size() == 1;
         if (accepted[i]) theirs[i] = lines[0];

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "lib/schema/schema.h"
+#include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
@@ -25,27 +26,7 @@ const char* const kAllSchemaFiles[] = {
     "duaconf",  "msuser",   "namedobject",   "pmi",   "dsee",
 };
 
-// A fresh directory per test case, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "schema_test.XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 // Whether the OpenLDAP schema files are here. Outside CI a missing directory
 // is reported and the file-based checks are skipped; in CI it is a failure.

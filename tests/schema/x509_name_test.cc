@@ -11,20 +11,14 @@
 #include "lib/schema/normalize.h"
 #include "lib/schema/schema.h"
 #include "tests/schema/builtin_fixture.h"
+#include "tests/support/hex.h"
 
 namespace dirload {
 namespace {
 
 using testing::BuiltinSchema;
 
-std::string FromHex(std::string_view hex) {
-  std::string out;
-  auto digit = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<char>(digit(hex[i]) << 4 | digit(hex[i + 1])));
-  }
-  return out;
-}
+using testing::FromHex;
 
 // What every test certificate has after its issuer: validity, subject
 // cn=subject and an empty RSA key ...

@@ -16,6 +16,8 @@
 #include "ldif/reader.h"
 #include "ldif/record.h"
 #include "ldif/writer.h"
+#include "tests/support/hex.h"
+#include "tests/support/slapd_conf.h"
 
 namespace dirload::testing {
 
@@ -122,27 +124,6 @@ std::string HexEscapeNonAscii(std::string_view v) {
       out += c;
     } else {
       out += '\\';
-      out += kHex[b >> 4];
-      out += kHex[b & 0xf];
-    }
-  }
-  return out;
-}
-
-// Percent-encoding for an LDAP URL: everything but unreserved characters and
-// `keep`.
-std::string UrlEncode(std::string_view s, std::string_view keep) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : s) {
-    auto b = static_cast<unsigned char>(c);
-    bool plain = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
-                 c == '-' || c == '.' || c == '_' || c == '~' ||
-                 keep.find(c) != std::string_view::npos;
-    if (plain) {
-      out += c;
-    } else {
-      out += '%';
       out += kHex[b >> 4];
       out += kHex[b & 0xf];
     }
@@ -622,23 +603,16 @@ void OracleWorld::LoadOpenLdap() {
   }
   std::string db = ScratchDir("openldap-mdb");
   slapd_conf_ = dir_.File("slapd.conf");
-  std::string conf =
-      "include /etc/ldap/schema/core.schema\n"
-      "include /etc/ldap/schema/cosine.schema\n"
-      "include /etc/ldap/schema/inetorgperson.schema\n"
-      "include /etc/ldap/schema/nis.schema\n"
-      "modulepath /usr/lib/ldap\n"
-      "moduleload back_mdb\n"
-      "database mdb\n"
-      "suffix \"" +
-      std::string(kOracleSuffix) +
-      "\"\n"
-      "directory " +
-      db +
-      "\n"
-      "maxsize 1073741824\n";
-  for (const std::string& index : bench::kWorkloadIndexLines) conf += "index " + index + "\n";
-  dir_.Write("slapd.conf", conf);
+  SlapdConf()
+      .Include(kExampleSchemas)
+      .ModulePath("/usr/lib/ldap")
+      .ModuleLoad("back_mdb")
+      .Database("mdb")
+      .Suffix(kOracleSuffix)
+      .Directory(db)
+      .MaxSize(1073741824)
+      .Indexes(bench::kWorkloadIndexLines)
+      .Write(dir_, "slapd.conf");
 
   ProcessResult add = RunProcess({slapadd, "-q", "-f", slapd_conf_, "-l", ldif_}, 900);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
@@ -659,7 +633,7 @@ std::vector<DnSet> OracleWorld::SlapcatDns(const std::vector<Query>& queries) {
   ParallelFor(queries.size(), [&](size_t i) {
     const Query& q = queries[i];
     std::string url =
-        "ldap:///" + UrlEncode(q.base, "=,") + "??" + q.scope + "?" + UrlEncode(q.filter, "");
+        "ldap:///" + PercentEncode(q.base, "=,") + "??" + q.scope + "?" + PercentEncode(q.filter);
     for (int attempt = 0; attempt < 3; ++attempt) {
       runs[i] = RunProcess({slapcat_, "-f", slapd_conf_, "-o", "ldif_wrap=no", "-H", url}, 300);
       if (runs[i].exit_code == 0 ||
@@ -693,9 +667,27 @@ std::string OracleWorld::Database(const LoadConfig& config) {
   auto it = databases_.find(name);
   if (it != databases_.end()) return it->second;
   std::string db = ScratchDir("db-" + name);
-  std::vector<std::string> args = {
-      "add", "--db", db,           "--suffix", kOracleSuffix, "--backend",  config.backend,
-      "-l",  ldif_,  "--progress", "never",    "--stats",     StatsPath(db)};
+  std::vector<std::string> args;
+  if (config.backend == "mdb") {
+    // slapd's format takes its suffix, directory and indexes from slapd.conf,
+    // as slapd would serve it. No include lines: the built-in schema, as in
+    // the native loads (and without OpenLDAP's schema files installed).
+    std::ofstream(ConfPath(db)) << SlapdConf()
+                                       .Database("mdb")
+                                       .Suffix(kOracleSuffix)
+                                       .Directory(db)
+                                       .MaxSize(1073741824)
+                                       .Indexes(bench::kWorkloadIndexLines)
+                                       .Text();
+    args = {"add", "--format", "mdb", "-f", ConfPath(db)};
+  } else {
+    args = {"add", "--db", db, "--suffix", kOracleSuffix, "--backend", config.backend};
+    // With --no-index too: the configuration is recorded, its indexes left
+    // for `dirload index` to build, as an operator who defers indexing does.
+    for (const std::string& index : bench::kWorkloadIndexLines)
+      args.insert(args.end(), {"--index", index});
+  }
+  args.insert(args.end(), {"-l", ldif_, "--progress", "never", "--stats", StatsPath(db)});
   if (config.no_index) {
     args.push_back("--no-index");
   } else {
@@ -704,20 +696,22 @@ std::string OracleWorld::Database(const LoadConfig& config) {
       args.insert(args.end(), {"--idl-cache-size", std::to_string(config.idl_cache_size)});
     }
   }
-  // With --no-index too: the configuration is recorded, its indexes left for
-  // `dirload index` to build, as an operator who defers indexing does.
-  for (const std::string& index : bench::kWorkloadIndexLines)
-    args.insert(args.end(), {"--index", index});
   ProcessResult add = Dirload(args, 1800);
   REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
   databases_[name] = db;
   return db;
 }
 
+std::vector<std::string> OracleWorld::DatabaseArgs(const std::string& db) {
+  if (fs::exists(ConfPath(db))) return {"-f", ConfPath(db)};
+  return {"--db", db};
+}
+
 SearchOutcome OracleWorld::Search(const std::string& db, const Query& q,
                                   const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"search", "--db",  db,     "-b",       q.base,
-                                   "-s",     q.scope, "--dn", "--explain"};
+  std::vector<std::string> args = DatabaseArgs(db);
+  args.insert(args.begin(), "search");
+  args.insert(args.end(), {"-b", q.base, "-s", q.scope, "--dn", "--explain"});
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(q.filter);
   SearchOutcome outcome;

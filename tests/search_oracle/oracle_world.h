@@ -1,7 +1,7 @@
 // The shared world of the search oracle tests: one generated LDIF, the filters
 // to run over it (built from values picked out of that LDIF), OpenLDAP's
 // answers for them (slapadd -q into back-mdb, then slapcat -H per query), and
-// dirload databases loaded from the same LDIF on demand, one per engine and
+// dirload databases loaded from the same LDIF on demand, one per format and
 // index method. Building it costs a few minutes in a sanitizer build, so the
 // test cases share one instance. Test-only.
 //
@@ -42,8 +42,10 @@ std::string NormalizeDn(std::string_view dn);
 
 // How dirload loads a database.
 struct LoadConfig {
-  std::string backend = "lmdb";  // lmdb or bdb
-  std::string method = "sort";   // sort or cache
+  // lmdb or bdb (dirload's native format on that engine), or mdb (slapd's
+  // back-mdb format, configured by a slapd.conf beside the database).
+  std::string backend = "lmdb";
+  std::string method = "sort";  // sort or cache
   // Cache method: lists kept in memory; small, so lists are evicted and
   // flushed many times during the build.
   uint64_t idl_cache_size = 1000;
@@ -93,6 +95,11 @@ class OracleWorld {
   // loading it on first use. Its `--stats` JSON is StatsPath(directory).
   std::string Database(const LoadConfig& config);
   static std::string StatsPath(const std::string& db) { return db + "-stats.json"; }
+  // The slapd.conf of a database in slapd's format.
+  static std::string ConfPath(const std::string& db) { return db + ".conf"; }
+  // How a command names the database: `-f ConfPath(db)` in slapd's format,
+  // `--db db` in dirload's.
+  static std::vector<std::string> DatabaseArgs(const std::string& db);
 
   // A fresh directory for a test's own files.
   std::string ScratchDir(const std::string& name);

@@ -16,34 +16,12 @@
 
 #include "lib/store/tables.h"
 #include "tests/store/engines.h"
+#include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
 
-// A fresh directory under $TMPDIR, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/store_test.XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    REQUIRE(::mkdtemp(buf.data()) != nullptr);
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string db() const { return path_ + "/db"; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 StoreOptions CreateOptions() {
   StoreOptions o;
@@ -109,9 +87,9 @@ const TableStats* FindTableStats(const StoreStats& stats, std::string_view table
 
 TEST_CASE_TEMPLATE("put, get, overwrite and delete", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   CHECK(store->backend() == E::kBackend);
-  CHECK(store->path() == tmp.db());
+  CHECK(store->path() == tmp.File("db"));
 
   REQUIRE(store->Put("dn2id", "dc=example,dc=com", IdKey(1)).ok());
   REQUIRE(store->Put("dn2id", "ou=people,dc=example,dc=com", IdKey(2)).ok());
@@ -146,7 +124,7 @@ TEST_CASE_TEMPLATE("put, get, overwrite and delete", E, ENGINES) {
 
 TEST_CASE_TEMPLATE("bad table names and keys are refused with the reason", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   Status s = store->Put("../escape", "k", "v");
   CHECK(s.code() == StatusCode::kInvalidArgument);
   CHECK(s.message().find("../escape") != std::string::npos);
@@ -173,7 +151,7 @@ TEST_CASE_TEMPLATE("bad table names and keys are refused with the reason", E, EN
 
 TEST_CASE_TEMPLATE("append in ascending order; out of order is refused", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   for (uint64_t id = 1; id <= 1000; ++id) {
     REQUIRE(store->Append(kId2EntryTable, IdKey(id), "entry " + std::to_string(id)).ok());
   }
@@ -183,7 +161,7 @@ TEST_CASE_TEMPLATE("append in ascending order; out of order is refused", E, ENGI
   CHECK(s.message().find("append(id2entry)") != std::string::npos);
   CHECK(s.message().find("0x00000000000001f4") != std::string::npos);  // the key given
   CHECK(s.message().find("0x00000000000003e8") != std::string::npos);  // the last key
-  CHECK(s.message().find(tmp.db()) != std::string::npos);
+  CHECK(s.message().find(tmp.File("db")) != std::string::npos);
   // An equal key is not greater either.
   CHECK(store->Append(kId2EntryTable, IdKey(1000), "again").code() == StatusCode::kInvalidArgument);
   // The refused appends changed nothing and the transaction goes on.
@@ -205,14 +183,14 @@ TEST_CASE_TEMPLATE("append in ascending order; out of order is refused", E, ENGI
 
   // Appending to a table with data from an earlier session checks against it.
   store.reset();
-  store = OpenOrDie(E::kBackend, tmp.db(), ExistingOptions());
+  store = OpenOrDie(E::kBackend, tmp.File("db"), ExistingOptions());
   CHECK(store->Append(kId2EntryTable, IdKey(5001), "x").code() == StatusCode::kInvalidArgument);
   CHECK(store->Append(kId2EntryTable, IdKey(5002), "entry 5002").ok());
 }
 
 TEST_CASE_TEMPLATE("a cursor scans a key range in order", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   // Inserted out of order; the scan must come back sorted bytewise.
   std::vector<std::string> keys = {"com,example,ou=people,uid=b", "com,example",
                                    "com,example,ou=groups",       "com,example,ou=people",
@@ -266,7 +244,7 @@ TEST_CASE_TEMPLATE("a cursor keeps its place across commits and writes", E, ENGI
   StoreOptions options = CreateOptions();
   SUBCASE("batched") {}
   SUBCASE("durable") { options.durable = true; }
-  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
   for (uint64_t id = 1; id <= 3000; ++id) {
     REQUIRE(store->Append(kId2EntryTable, IdKey(id), std::string(100, 'a' + id % 26)).ok());
   }
@@ -310,7 +288,7 @@ TEST_CASE_TEMPLATE("a cursor keeps its place across commits and writes", E, ENGI
 
 TEST_CASE_TEMPLATE("drop table", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   for (int i = 0; i < 500; ++i) {
     REQUIRE(store->Put("idx.sn", "key" + std::to_string(i), "ids").ok());
     REQUIRE(store->Put("idx.cn", "key" + std::to_string(i), "ids").ok());
@@ -348,7 +326,7 @@ TEST_CASE_TEMPLATE("reopen after Sync sees the data", E, ENGINES) {
   SUBCASE("batched") {}
   SUBCASE("durable") { options.durable = true; }
   {
-    auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+    auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
     for (uint64_t id = 1; id <= 2000; ++id) {
       REQUIRE(store->Append(kId2EntryTable, IdKey(id), "entry" + std::to_string(id)).ok());
       REQUIRE(store->Put(kDn2IdTable, "uid=" + std::to_string(id), IdKey(id)).ok());
@@ -357,12 +335,12 @@ TEST_CASE_TEMPLATE("reopen after Sync sees the data", E, ENGINES) {
     REQUIRE(store->Put(kMetaTable, "state", "complete").ok());
     REQUIRE(store->Sync().ok());
   }
-  Result<Backend> detected = DetectBackend(tmp.db());
+  Result<Backend> detected = DetectBackend(tmp.File("db"));
   REQUIRE(detected.ok());
   CHECK(*detected == E::kBackend);
 
   options.create = false;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
   CHECK(GetOrEmpty(store.get(), kMetaTable, "state") == "complete");
   CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(1234)) == "entry1234");
   CHECK(GetOrEmpty(store.get(), kDn2IdTable, "uid=2000") == IdKey(2000));
@@ -379,13 +357,13 @@ TEST_CASE_TEMPLATE("closing without Commit rolls back where there are transactio
   // LMDB always has transactions; Berkeley DB only when durable.
   options.durable = E::kBackend == Backend::kBdb;
   {
-    auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+    auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
     REQUIRE(store->Put(kMetaTable, "kept", "1").ok());
     REQUIRE(store->Commit().ok());
     REQUIRE(store->Put(kMetaTable, "lost", "1").ok());
   }
   options.create = false;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
   CHECK(GetOrEmpty(store.get(), kMetaTable, "kept") == "1");
   CHECK(GetOrEmpty(store.get(), kMetaTable, "lost") == "<absent>");
 }
@@ -395,7 +373,7 @@ TEST_CASE_TEMPLATE("many appends and large values across commits", E, ENGINES) {
   StoreOptions options = CreateOptions();
   options.lmdb_map_size = 1 << 20;  // far too small: the map must grow
   options.bdb_cache_size = 8 << 20;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
 
   constexpr uint64_t kEntries = 200000;
   std::string value;
@@ -426,7 +404,7 @@ TEST_CASE_TEMPLATE("many appends and large values across commits", E, ENGINES) {
   }
 
   store.reset();
-  store = OpenOrDie(E::kBackend, tmp.db(), ReadOnlyOptions());
+  store = OpenOrDie(E::kBackend, tmp.File("db"), ReadOnlyOptions());
   std::unique_ptr<Cursor> c = store->NewCursor(kId2EntryTable);
   uint64_t id = 0;
   for (c->SeekToFirst(); c->valid(); c->Next()) {
@@ -447,7 +425,7 @@ TEST_CASE_TEMPLATE("random writes across commits match a model", E, ENGINES) {
   StoreOptions options = CreateOptions();
   options.lmdb_map_size = 1 << 20;  // grows, with batches split on the way
   options.bdb_cache_size = 1 << 20;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
   constexpr uint32_t kSeed = 20240611;
   INFO("seed " << kSeed);
   std::mt19937 rng(kSeed);
@@ -486,7 +464,7 @@ TEST_CASE_TEMPLATE("random writes across commits match a model", E, ENGINES) {
 
 TEST_CASE_TEMPLATE("statistics count entries per table", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   for (uint64_t id = 1; id <= 5000; ++id) {
     REQUIRE(store->Append(kId2EntryTable, IdKey(id), std::string(200, 'x')).ok());
   }
@@ -524,13 +502,13 @@ TEST_CASE_TEMPLATE("statistics count entries per table", E, ENGINES) {
 TEST_CASE_TEMPLATE("read-only open reads and refuses writes", E, ENGINES) {
   TempDir tmp;
   {
-    auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+    auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
     for (uint64_t id = 1; id <= 100; ++id) {
       REQUIRE(store->Append(kId2EntryTable, IdKey(id), "e" + std::to_string(id)).ok());
     }
     REQUIRE(store->Sync().ok());
   }
-  auto store = OpenOrDie(E::kBackend, tmp.db(), ReadOnlyOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), ReadOnlyOptions());
   CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(42)) == "e42");
   CHECK(Keys(store.get(), kId2EntryTable).size() == 100);
   CHECK(GetOrEmpty(store.get(), "idx.none", "x") == "<absent>");
@@ -553,15 +531,16 @@ TEST_CASE_TEMPLATE("read-only open reads and refuses writes", E, ENGINES) {
 
 TEST_CASE_TEMPLATE("opening what is not there fails by name", E, ENGINES) {
   TempDir tmp;
-  Result<std::unique_ptr<Store>> r = Store::Open(E::kBackend, tmp.db(), ExistingOptions());
+  Result<std::unique_ptr<Store>> r = Store::Open(E::kBackend, tmp.File("db"), ExistingOptions());
   CHECK(r.status().code() == StatusCode::kNotFound);
-  CHECK(r.status().message().find(tmp.db()) != std::string::npos);
-  r = Store::Open(E::kBackend, tmp.path(), ReadOnlyOptions());  // exists, but empty
+  CHECK(r.status().message().find(tmp.File("db")) != std::string::npos);
+  r = Store::Open(E::kBackend, tmp.path().string(), ReadOnlyOptions());  // exists, but empty
   CHECK(r.status().code() == StatusCode::kNotFound);
   StoreOptions both = CreateOptions();
   both.read_only = true;
-  CHECK(Store::Open(E::kBackend, tmp.db(), both).status().code() == StatusCode::kInvalidArgument);
-  CHECK(DetectBackend(tmp.path()).status().code() == StatusCode::kNotFound);
+  CHECK(Store::Open(E::kBackend, tmp.File("db"), both).status().code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(DetectBackend(tmp.path().string()).status().code() == StatusCode::kNotFound);
 }
 
 TEST_CASE_TEMPLATE("a table reopened read-only is still readable, not writable", E, ENGINES) {
@@ -570,7 +549,7 @@ TEST_CASE_TEMPLATE("a table reopened read-only is still readable, not writable",
   options.bdb_mmap_size = 64 << 20;
   SUBCASE("batched") {}
   SUBCASE("durable") { options.durable = true; }
-  auto store = OpenOrDie(E::kBackend, tmp.db(), options);
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), options);
   for (uint64_t id = 1; id <= 3000; ++id) {
     REQUIRE(store->Append(kId2EntryTable, IdKey(id), std::string(300, 'e')).ok());
   }
@@ -614,7 +593,7 @@ TEST_CASE_TEMPLATE("a table reopened read-only is still readable, not writable",
 
 TEST_CASE_TEMPLATE("a cursor that outlives its store reports an error", E, ENGINES) {
   TempDir tmp;
-  auto store = OpenOrDie(E::kBackend, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(E::kBackend, tmp.File("db"), CreateOptions());
   REQUIRE(store->Put(kMetaTable, "a", "1").ok());
   REQUIRE(store->Put(kMetaTable, "b", "2").ok());
   std::unique_ptr<Cursor> c = store->NewCursor(kMetaTable);
@@ -632,7 +611,7 @@ TEST_CASE("LMDB settings read back") {
   options.lmdb_map_size = 256ull << 20;
   options.lmdb_no_readahead = true;
   options.lmdb_write_map = true;
-  auto store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
+  auto store = OpenOrDie(Backend::kLmdb, tmp.File("db"), options);
   REQUIRE(store->Put(kMetaTable, "k", "v").ok());
   Result<EngineSettings> s = store->Settings();
   REQUIRE(s.ok());
@@ -649,7 +628,7 @@ TEST_CASE("LMDB settings read back") {
   store.reset();
   options.durable = true;
   options.create = false;
-  store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
+  store = OpenOrDie(Backend::kLmdb, tmp.File("db"), options);
   s = store->Settings();
   REQUIRE(s.ok());
   CHECK(s->sync_on_commit);
@@ -667,10 +646,10 @@ TEST_CASE("LMDB: a created store writes through its map and closes to its pages"
   StoreOptions options = CreateOptions();
   options.lmdb_write_map = true;
   options.lmdb_map_size = 1ull << 20;  // so that the writes below grow it
-  const std::string file = tmp.db() + "/data.mdb";
+  const std::string file = tmp.File("db") + "/data.mdb";
   const std::string value(3000, 'v');
   {
-    auto store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
+    auto store = OpenOrDie(Backend::kLmdb, tmp.File("db"), options);
     for (uint64_t i = 1; i <= 8000; ++i) {
       REQUIRE(store->Append(kId2EntryTable, IdKey(i), value).ok());
       if (i % 1000 == 0) REQUIRE(store->Commit().ok());
@@ -693,7 +672,7 @@ TEST_CASE("LMDB: a created store writes through its map and closes to its pages"
   // must fault inside the engine), and reads back whole.
   options.create = false;
   options.lmdb_map_size = 0;
-  auto store = OpenOrDie(Backend::kLmdb, tmp.db(), options);
+  auto store = OpenOrDie(Backend::kLmdb, tmp.File("db"), options);
   Result<EngineSettings> s = store->Settings();
   REQUIRE(s.ok());
   CHECK_FALSE(s->write_map);
@@ -711,7 +690,7 @@ TEST_CASE("Berkeley DB settings read back") {
   options.bdb_mmap_size = 48 << 20;
   options.bdb_page_size = 16384;
   options.bdb_id2entry_priority = CachePriority::kVeryLow;
-  auto store = OpenOrDie(Backend::kBdb, tmp.db(), options);
+  auto store = OpenOrDie(Backend::kBdb, tmp.File("db"), options);
   REQUIRE(store->Append(kId2EntryTable, IdKey(1), "e").ok());
   REQUIRE(store->Put(kDn2IdTable, "dn", "1").ok());
   Result<EngineSettings> s = store->Settings();
@@ -735,7 +714,7 @@ TEST_CASE("Berkeley DB settings read back") {
   options.durable = true;
   options.bdb_page_size = 0;  // existing files keep theirs
   options.bdb_id2entry_priority = CachePriority::kVeryHigh;
-  store = OpenOrDie(Backend::kBdb, tmp.db(), options);
+  store = OpenOrDie(Backend::kBdb, tmp.File("db"), options);
   CHECK(GetOrEmpty(store.get(), kId2EntryTable, IdKey(1)) == "e");
   s = store->Settings();
   REQUIRE(s.ok());
@@ -748,7 +727,7 @@ TEST_CASE("Berkeley DB settings read back") {
 
 TEST_CASE("Berkeley DB: id2entry gets larger pages by default") {
   TempDir tmp;
-  auto store = OpenOrDie(Backend::kBdb, tmp.db(), CreateOptions());
+  auto store = OpenOrDie(Backend::kBdb, tmp.File("db"), CreateOptions());
   REQUIRE(store->Append(kId2EntryTable, IdKey(1), "e").ok());
   REQUIRE(store->Put(kDn2IdTable, "dn", "1").ok());
   Result<EngineSettings> s = store->Settings();
@@ -785,8 +764,8 @@ CacheStats RandomWorkload(const std::string& dir, uint64_t cache_size) {
 
 TEST_CASE("Berkeley DB: a small cache misses and evicts more than a large one") {
   TempDir tmp;
-  CacheStats small = RandomWorkload(tmp.path() + "/small", 256 << 10);
-  CacheStats large = RandomWorkload(tmp.path() + "/large", 64 << 20);
+  CacheStats small = RandomWorkload(tmp.File("small"), 256 << 10);
+  CacheStats large = RandomWorkload(tmp.File("large"), 64 << 20);
   INFO("small: misses " << small.misses << " evictions " << small.clean_evictions << "+"
                         << small.dirty_evictions << "; large: misses " << large.misses
                         << " evictions " << large.clean_evictions << "+" << large.dirty_evictions);

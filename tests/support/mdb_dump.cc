@@ -2,22 +2,21 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <string_view>
 
 #include "tests/support/child_process.h"
+#include "tests/support/hex.h"
+#include "tests/support/openldap.h"
 
 namespace dirload::testing {
 namespace {
-
-int HexDigit(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
 
 // The little-endian uint32 at byte `byte` of a value printed in hex.
 uint32_t HexWord(std::string_view hex, size_t byte) {
   uint32_t w = 0;
   for (int b = 3; b >= 0; --b) {
     const size_t at = 2 * (byte + static_cast<size_t>(b));
-    w = w << 8 | static_cast<uint32_t>(HexDigit(hex[at]) << 4 | HexDigit(hex[at + 1]));
+    w = w << 8 | static_cast<uint32_t>(HexDigitValue(hex[at]) << 4 | HexDigitValue(hex[at + 1]));
   }
   return w;
 }
@@ -47,18 +46,8 @@ size_t UnpaddedId2eBytes(std::string_view hex) {
 
 }  // namespace
 
-bool HaveOpenLdap(const std::vector<std::string>& programs) {
-  for (const char* p : {"slapadd", "slapcat", "mdb_dump"}) {
-    if (FindProgram(p).empty()) return false;
-  }
-  for (const std::string& p : programs) {
-    if (FindProgram(p).empty()) return false;
-  }
-  return std::filesystem::exists("/usr/lib/ldap/back_mdb.la");
-}
-
 std::vector<std::string> MdbDatabases(const std::string& dir) {
-  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
+  ProcessResult r = RunMdbDump({"-l", dir}, 60);
   if (r.exit_code != 0) return {"mdb_dump -l failed: " + r.Describe()};
   std::vector<std::string> names;
   for (size_t p = 0; p < r.out.size();) {
@@ -71,7 +60,7 @@ std::vector<std::string> MdbDatabases(const std::string& dir) {
 }
 
 std::string MdbDump(const std::string& dir, const std::string& name) {
-  ProcessResult r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 120);
+  ProcessResult r = RunMdbDump({"-s", name, dir}, 120);
   if (r.exit_code != 0) return "mdb_dump -s " + name + " failed: " + r.Describe();
   return r.out;
 }

@@ -15,10 +15,6 @@
 
 namespace dirload::testing {
 
-// True when slapadd, slapcat, mdb_dump (and the other `programs`) and
-// slapd's back_mdb module are installed.
-bool HaveOpenLdap(const std::vector<std::string>& programs = {});
-
 // `mdb_dump -l DIR`: the names of the sub-databases.
 std::vector<std::string> MdbDatabases(const std::string& dir);
 // `mdb_dump -s NAME DIR`.

@@ -21,6 +21,8 @@
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mini_json.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -64,18 +66,17 @@ std::string CatLdif() {
          "sn: Plain Person\nseeAlso: cn=a\\,b,ou=x,dc=example,dc=com\n\n";
 }
 
-std::string SlapdConf(const std::string& dir) {
-  return "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-         "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
-         "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n"
-         "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
-         "directory " +
-         dir + "\nmaxsize 67108864\nindex objectClass eq\nindex cn,sn eq,sub\nindex uid eq\n";
-}
-
-bool HaveOpenLdap() {
-  return !testing::FindProgram("slapadd").empty() && !testing::FindProgram("slapcat").empty() &&
-         std::filesystem::exists("/usr/lib/ldap/back_mdb.la");
+std::string SlapdConfText(const std::string& dir) {
+  return testing::SlapdConf()
+      .LoadBackMdb()
+      .Include(testing::kExampleSchemas)
+      .Database("mdb")
+      .Suffix(kSuffix)
+      .RootDn(testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(67108864)
+      .Indexes({"objectClass eq", "cn,sn eq,sub", "uid eq"})
+      .Text();
 }
 
 // A slapadd-loaded database in a temp dir.
@@ -85,9 +86,9 @@ struct SlapdDb {
   std::string conf;
   SlapdDb() {
     std::filesystem::create_directory(dir);
-    conf = tmp.Write("slapd.conf", SlapdConf(dir));
+    conf = tmp.Write("slapd.conf", SlapdConfText(dir));
     std::string ldif = tmp.Write("in.ldif", CatLdif());
-    auto run = RunProcess({testing::FindProgram("slapadd"), "-f", conf, "-l", ldif}, 60);
+    auto run = testing::RunSlapadd({"-f", conf, "-l", ldif}, 60);
     REQUIRE_MESSAGE(run.exit_code == 0, run.Describe());
   }
 };
@@ -95,9 +96,9 @@ struct SlapdDb {
 // slapcat's and dirload cat's outputs with the same extra arguments.
 void CompareCat(const SlapdDb& db, const std::vector<std::string>& slapcat_args,
                 const std::vector<std::string>& dirload_args) {
-  std::vector<std::string> s = {testing::FindProgram("slapcat"), "-f", db.conf};
+  std::vector<std::string> s = {"-f", db.conf};
   s.insert(s.end(), slapcat_args.begin(), slapcat_args.end());
-  auto want = RunProcess(s, 60);
+  auto want = testing::RunSlapcat(s, 60);
   REQUIRE_MESSAGE(want.exit_code == 0, want.Describe());
   std::vector<std::string> d = {"cat", "-f", db.conf};
   d.insert(d.end(), dirload_args.begin(), dirload_args.end());
@@ -110,10 +111,7 @@ void CompareCat(const SlapdDb& db, const std::vector<std::string>& slapcat_args,
 }
 
 TEST_CASE("dirload cat on slapd's back-mdb equals slapcat byte for byte") {
-  if (!HaveOpenLdap()) {
-    MESSAGE("slapadd/slapcat or back_mdb not installed: skipping");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat");
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   SlapdDb db;
   SUBCASE("default wrap") { CompareCat(db, {}, {}); }
@@ -139,7 +137,7 @@ TEST_CASE("dirload cat on slapd's back-mdb equals slapcat byte for byte") {
         db.tmp.Write("orphan.ldif",
                      "dn: cn=orphan,ou=missing,dc=example,dc=com\nobjectClass: person\n"
                      "cn: orphan\nsn: o\n\n");
-    auto run = RunProcess({testing::FindProgram("slapadd"), "-f", db.conf, "-l", ldif}, 60);
+    auto run = testing::RunSlapadd({"-f", db.conf, "-l", ldif}, 60);
     REQUIRE_MESSAGE(run.exit_code == 1, run.Describe());
     CompareCat(db, {}, {});
     auto got = RunDirload({"cat", "-f", db.conf}, 60);
@@ -147,7 +145,7 @@ TEST_CASE("dirload cat on slapd's back-mdb equals slapcat byte for byte") {
     CHECK(got.out.find("dn: ou=missing,") == std::string::npos);
   }
   SUBCASE("the test is able to fail: one entry fewer differs") {
-    auto want = RunProcess({testing::FindProgram("slapcat"), "-f", db.conf}, 60);
+    auto want = testing::RunSlapcat({"-f", db.conf}, 60);
     auto got = RunDirload({"cat", "-f", db.conf, "-a", "(!(ou=y))"}, 60);
     REQUIRE(got.exit_code == 0);
     CHECK(got.out != want.out);
@@ -165,10 +163,7 @@ uint64_t MdbStatEntries(const std::string& dir, const std::string& name) {
 }
 
 TEST_CASE("dirload stat on slapd's back-mdb") {
-  if (!HaveOpenLdap() || testing::FindProgram("mdb_stat").empty()) {
-    MESSAGE("OpenLDAP or mdb_stat not installed: skipping");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "mdb_stat");
   SlapdDb db;
   auto run = RunDirload({"stat", "-f", db.conf, "--json", "-"}, 60);
   REQUIRE_MESSAGE(run.exit_code == 0, run.Describe());
@@ -228,7 +223,7 @@ void MakeLmdb(const std::string& dir, const std::vector<std::string>& names) {
 TEST_CASE("format detection") {
   TempDir tmp;
   SUBCASE("slapd's back-mdb") {
-    if (!HaveOpenLdap()) return;
+    if (!testing::OpenLdapMissing({"slapadd", "slapcat"}).empty()) return;
     SlapdDb db;
     auto mtime_before = std::filesystem::last_write_time(db.dir + "/data.mdb");
     auto f = DetectDatabaseFormat(db.dir);

@@ -4,18 +4,12 @@
 
 #include <string>
 
+#include "tests/support/hex.h"
+
 namespace dirload::mdb {
 namespace {
 
-std::string Hex(std::string_view s) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+using testing::Hex;
 
 TEST_CASE("mdb entry: byte layout of a small entry") {
   MdbEntry e;

@@ -7,19 +7,12 @@
 #include <vector>
 
 #include "lib/schema/schema.h"
+#include "tests/support/hex.h"
 
 namespace dirload::mdb {
 namespace {
 
-std::string Hex(std::string_view s) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+using testing::Hex;
 
 constexpr std::string_view kDirectoryString = "1.3.6.1.4.1.1466.115.121.1.15";
 

@@ -22,14 +22,16 @@
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
-#include "tests/support/child_process.h"
+#include "tests/support/hex.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::mdb {
 namespace {
 
-using dirload::testing::FindProgram;
-using dirload::testing::RunProcess;
+using dirload::testing::Hex;
+using dirload::testing::SlapdConf;
 using dirload::testing::TempDir;
 
 struct TestEntry {
@@ -123,26 +125,17 @@ const std::vector<std::string> kIndexLines = {"objectClass eq", "entryCSN,entryU
                                               "createTimestamp,modifyTimestamp eq,pres",
                                               "uniqueMember eq,pres", "contextCSN eq"};
 
-std::string SlapdConf(const std::string& dir) {
-  std::string conf =
-      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-      "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
-      "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n"
-      "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
-      "directory " +
-      dir + "\nmaxsize 67108864\n";
-  for (const std::string& l : kIndexLines) conf += "index " + l + "\n";
-  return conf;
-}
-
-std::string Hex(std::string_view s) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
+std::string SlapdConfText(const std::string& dir) {
+  return SlapdConf()
+      .LoadBackMdb()
+      .Include(dirload::testing::kExampleSchemas)
+      .Database("mdb")
+      .Suffix(dirload::testing::kExampleSuffix)
+      .RootDn(dirload::testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(67108864)
+      .Indexes(kIndexLines)
+      .Text();
 }
 
 uint64_t LittleEndianId(const std::string& hex) {
@@ -155,8 +148,8 @@ uint64_t LittleEndianId(const std::string& hex) {
 using KeyIds = std::map<std::string, std::set<uint64_t>>;  // hex key -> IDs
 
 // One sub-database as mdb_dump prints it (hex lines, key then value).
-KeyIds Dump(const std::string& mdb_dump, const std::string& dir, const std::string& name) {
-  auto r = RunProcess({mdb_dump, "-s", name, dir}, 30);
+KeyIds Dump(const std::string& dir, const std::string& name) {
+  auto r = dirload::testing::RunMdbDump({"-s", name, dir}, 30);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   std::istringstream in(r.out);
   std::string line;
@@ -181,20 +174,14 @@ KeyIds Dump(const std::string& mdb_dump, const std::string& dir, const std::stri
 }
 
 TEST_CASE("mdb indexer oracle: time, CSN, UUID and uniqueMember keys equal slapadd's") {
-  const std::string slapadd = FindProgram("slapadd");
-  const std::string mdb_dump = FindProgram("mdb_dump");
-  if (slapadd.empty() || mdb_dump.empty() ||
-      !std::filesystem::exists("/usr/lib/ldap/back_mdb.la")) {
-    MESSAGE("slapadd, mdb_dump or back_mdb not installed: skipping the mdb indexer oracle test");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "mdb_dump");
   TempDir tmp;
   const std::string dbdir = tmp.File("db");
   std::filesystem::create_directory(dbdir);
   const std::vector<TestEntry> entries = Entries();
-  const std::string conf = tmp.Write("slapd.conf", SlapdConf(dbdir));
+  const std::string conf = tmp.Write("slapd.conf", SlapdConfText(dbdir));
   const std::string ldif = tmp.Write("in.ldif", Ldif(entries));
-  auto run = RunProcess({slapadd, "-q", "-f", conf, "-l", ldif}, 60);
+  auto run = dirload::testing::RunSlapadd({"-q", "-f", conf, "-l", ldif}, 60);
   REQUIRE_MESSAGE(run.exit_code == 0, run.Describe());
 
   auto schema_r = Schema::Builtin();
@@ -246,7 +233,7 @@ TEST_CASE("mdb indexer oracle: time, CSN, UUID and uniqueMember keys equal slapa
         j = end;
       }
     }
-    const KeyIds got = Dump(mdb_dump, dbdir, std::string(spec.name()));
+    const KeyIds got = Dump(dbdir, std::string(spec.name()));
     MESSAGE(spec.name() << ": slapadd " << got.size() << " keys, dirload " << want.size());
     CHECK(!got.empty());
     for (const auto& [k, ids] : want) {

@@ -17,33 +17,30 @@
 
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
+#include "tests/support/hex.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::mdb_search_testing {
 
-using testing::FindProgram;
 using testing::RunDirload;
 using testing::RunProcess;
 using testing::TempDir;
 
 inline constexpr const char* kSuffix = "dc=example,dc=com";
 
-inline bool HaveOpenLdap() {
-  return !FindProgram("slapadd").empty() && !FindProgram("slapcat").empty() &&
-         !FindProgram("slapindex").empty() && !FindProgram("mdb_dump").empty() &&
-         std::filesystem::exists("/usr/lib/ldap/back_mdb.la");
-}
-
 inline std::string Conf(const std::string& dir, const std::vector<std::string>& index_lines) {
-  std::string conf =
-      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-      "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
-      "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n"
-      "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
-      "directory " +
-      dir + "\nmaxsize 268435456\n";
-  for (const std::string& l : index_lines) conf += "index " + l + "\n";
-  return conf;
+  return testing::SlapdConf()
+      .LoadBackMdb()
+      .Include(testing::kExampleSchemas)
+      .Database("mdb")
+      .Suffix(kSuffix)
+      .RootDn(testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(268435456)
+      .Indexes(index_lines)
+      .Text();
 }
 
 inline const std::vector<std::string> kIndexLines = {
@@ -95,13 +92,13 @@ inline Db Slapadd(const TempDir& tmp, const std::string& name, const std::string
   std::filesystem::create_directory(db.dir);
   db.conf = tmp.Write(name + ".conf", Conf(db.dir, index_lines));
   std::string input = tmp.Write(name + ".ldif", ldif);
-  auto r = RunProcess({FindProgram("slapadd"), "-q", "-f", db.conf, "-l", input}, 120);
+  auto r = testing::RunSlapadd({"-q", "-f", db.conf, "-l", input}, 120);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return db;
 }
 
 inline std::string Dump(const std::string& dir, const std::string& name) {
-  auto r = RunProcess({FindProgram("mdb_dump"), "-s", name, dir}, 60);
+  auto r = testing::RunMdbDump({"-s", name, dir}, 60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return r.out;
 }
@@ -116,7 +113,7 @@ inline std::vector<std::string> Lines(const std::string& text) {
 }
 
 inline std::vector<std::string> ListDbs(const std::string& dir) {
-  auto r = RunProcess({FindProgram("mdb_dump"), "-l", dir}, 60);
+  auto r = testing::RunMdbDump({"-l", dir}, 60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return Lines(r.out);
 }
@@ -134,22 +131,6 @@ inline Db Copy(const TempDir& tmp, const Db& db, const std::string& name,
   std::filesystem::copy_file(db.dir + "/data.mdb", copy.dir + "/data.mdb");
   copy.conf = tmp.Write(name + ".conf", Conf(copy.dir, index_lines));
   return copy;
-}
-
-inline std::string UrlEncode(const std::string& s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) ||
-        std::string_view("=*&|!()@,.-_~").find(static_cast<char>(c)) != std::string_view::npos) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
 }
 
 inline std::vector<std::string> SortedDns(const std::string& out, bool ldif) {
@@ -178,16 +159,17 @@ inline std::vector<std::string> DirloadDns(const Db& db, const std::string& base
 
 inline std::vector<std::string> SlapcatDns(const Db& db, const std::string& base,
                                            const std::string& scope, const std::string& filter) {
-  auto r = RunProcess({FindProgram("slapcat"), "-f", db.conf, "-o", "ldif-wrap=no", "-H",
-                       "ldap:///" + base + "??" + scope + "?" + UrlEncode(filter)},
-                      60);
+  auto r = testing::RunSlapcat(
+      {"-f", db.conf, "-o", "ldif-wrap=no", "-H",
+       "ldap:///" + base + "??" + scope + "?" + testing::PercentEncode(filter, "=*&|!()@,")},
+      60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return SortedDns(r.out, true);
 }
 
 // (slapcat -s aborts in 2.5.13 on this database; -a does not.)
 inline std::string EntryUuidOf(const Db& db, const std::string& filter) {
-  auto r = RunProcess({FindProgram("slapcat"), "-f", db.conf, "-a", filter}, 60);
+  auto r = testing::RunSlapcat({"-f", db.conf, "-a", filter}, 60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   for (const std::string& l : Lines(r.out)) {
     if (l.rfind("entryUUID: ", 0) == 0) return l.substr(11);
@@ -196,11 +178,8 @@ inline std::string EntryUuidOf(const Db& db, const std::string& filter) {
   return "";
 }
 
-#define SKIP_WITHOUT_OPENLDAP()                                           \
-  if (!HaveOpenLdap()) {                                                  \
-    MESSAGE("slapadd/slapindex/slapcat or back_mdb not installed: skip"); \
-    return;                                                               \
-  }                                                                       \
+#define SKIP_WITHOUT_OPENLDAP()                                                \
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "slapindex", "mdb_dump"); \
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing())
 
 }  // namespace dirload::mdb_search_testing

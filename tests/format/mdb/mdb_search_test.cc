@@ -22,7 +22,7 @@ TEST_CASE("dirload index rebuilds slapd's indexes as slapindex does") {
   // The configuration gains index lines after the load.
   db.conf = tmp.Write("db.conf", Conf(db.dir, kIndexLines));
   Db oracle = Copy(tmp, db, "oracle", kIndexLines);
-  auto si = RunProcess({FindProgram("slapindex"), "-q", "-f", oracle.conf}, 120);
+  auto si = testing::RunSlapindex({"-q", "-f", oracle.conf}, 120);
   REQUIRE_MESSAGE(si.exit_code == 0, si.Describe());
 
   // Before the rebuild: the configured indexes have no databases; search
@@ -86,10 +86,10 @@ TEST_CASE("dirload index rebuilds slapd's indexes as slapindex does") {
     // What remains is what slapindex builds for that configuration, and
     // slapcat still reads the database.
     Db oracle2 = Copy(tmp, Db{db.dir, conf2}, "oracle2", fewer);
-    auto si2 = RunProcess({FindProgram("slapindex"), "-q", "-f", oracle2.conf}, 120);
+    auto si2 = testing::RunSlapindex({"-q", "-f", oracle2.conf}, 120);
     REQUIRE_MESSAGE(si2.exit_code == 0, si2.Describe());
     CHECK(Dump(db.dir, "cn") == Dump(oracle2.dir, "cn"));
-    auto cat = RunProcess({FindProgram("slapcat"), "-f", conf2}, 60);
+    auto cat = testing::RunSlapcat({"-f", conf2}, 60);
     CHECK_MESSAGE(cat.exit_code == 0, cat.Describe());
   }
 }

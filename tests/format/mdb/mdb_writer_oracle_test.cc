@@ -27,33 +27,34 @@
 #include "lib/schema/schema.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mdb_dump.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::mdb {
 namespace {
 
-using dirload::testing::FindProgram;
 using dirload::testing::FirstDifference;
-using dirload::testing::HaveOpenLdap;
 using dirload::testing::MdbDatabases;
 using dirload::testing::MdbDump;
-using dirload::testing::RunProcess;
 using dirload::testing::TempDir;
 
 const char* const kSuffix = "dc=example,dc=com";
 
-std::string SlapdConf(const std::string& dir, const std::vector<std::string>& index_lines,
-                      const std::string& globals = "") {
-  std::string conf =
-      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-      "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
-      "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n" +
-      globals +
-      "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
-      "directory " +
-      dir + "\nmaxsize 67108864\n";
-  for (const std::string& l : index_lines) conf += "index " + l + "\n";
-  return conf;
+// `globals` go before the database section (index key tuning).
+std::string SlapdConfText(const std::string& dir, const std::vector<std::string>& index_lines,
+                          const std::vector<std::string>& globals = {}) {
+  return dirload::testing::SlapdConf()
+      .LoadBackMdb()
+      .Include(dirload::testing::kExampleSchemas)
+      .Lines(globals)
+      .Database("mdb")
+      .Suffix(kSuffix)
+      .RootDn(dirload::testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(67108864)
+      .Indexes(index_lines)
+      .Text();
 }
 
 const std::vector<std::string> kIndexLines = {
@@ -146,13 +147,13 @@ std::string RawLdif() {
 // Runs slapadd (and returns its conf path) on `ldif` into a new directory.
 std::string Slapadd(const TempDir& tmp, const std::string& name, const std::string& ldif,
                     const std::vector<std::string>& index_lines, bool quick,
-                    const std::string& globals = "") {
+                    const std::vector<std::string>& globals = {}) {
   std::string dir = tmp.File(name);
   std::filesystem::create_directory(dir);
-  std::string conf = tmp.Write(name + ".conf", SlapdConf(dir, index_lines, globals));
-  std::vector<std::string> argv = {FindProgram("slapadd"), "-f", conf, "-l", ldif};
+  std::string conf = tmp.Write(name + ".conf", SlapdConfText(dir, index_lines, globals));
+  std::vector<std::string> argv = {"-f", conf, "-l", ldif};
   if (quick) argv.push_back("-q");
-  auto r = RunProcess(argv, 120);
+  auto r = dirload::testing::RunSlapadd(argv, 120);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return conf;
 }
@@ -364,10 +365,7 @@ TEST_CASE("mdb writer: FindChild answers from dn2i as written so far, committed 
 }
 
 TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexBuilder write the same bytes") {
-  if (!HaveOpenLdap()) {
-    MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "mdb_dump");
   TempDir tmp;
   auto schema_r = Schema::Builtin();
   REQUIRE(schema_r.ok());
@@ -377,7 +375,7 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexBuilder write th
   std::string raw = tmp.Write("raw.ldif", RawLdif());
   std::string conf0 = Slapadd(tmp, "db0", raw, kIndexLines, false);
   std::string exported = tmp.File("export.ldif");
-  auto cat = RunProcess({FindProgram("slapcat"), "-f", conf0, "-l", exported}, 60);
+  auto cat = dirload::testing::RunSlapcat({"-f", conf0, "-l", exported}, 60);
   REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
   // What slapadd generates itself carries no normalized copy; the same
   // attributes read back from the export do (checked by the byte comparison
@@ -477,8 +475,8 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexBuilder write th
     // slapindex rebuilding every index of that database changes nothing.
     std::vector<std::string> before;
     for (const std::string& name : wo.index_names) before.push_back(MdbDump(dir, name));
-    std::string conf = tmp.Write("mine.conf", SlapdConf(dir, kIndexLines));
-    auto r = RunProcess({FindProgram("slapindex"), "-q", "-t", "-f", conf}, 60);
+    std::string conf = tmp.Write("mine.conf", SlapdConfText(dir, kIndexLines));
+    auto r = dirload::testing::RunSlapindex({"-q", "-t", "-f", conf}, 60);
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     for (size_t i = 0; i < before.size(); ++i) {
       CAPTURE(wo.index_names[i]);
@@ -530,17 +528,14 @@ TEST_CASE("mdb writer oracle: slapadd and MdbLoadWriter+MdbIndexBuilder write th
 }
 
 TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen") {
-  if (!HaveOpenLdap()) {
-    MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "mdb_dump");
   TempDir tmp;
   auto schema_r = Schema::Builtin();
   REQUIRE(schema_r.ok());
   const Schema& schema = *schema_r;
-  const std::string globals =
-      "index_hash64 on\nindex_substr_if_minlen 3\nindex_substr_if_maxlen 6\n"
-      "index_substr_any_len 3\nindex_substr_any_step 3\nindex_intlen 8\n";
+  const std::vector<std::string> globals = {"index_hash64 on",          "index_substr_if_minlen 3",
+                                            "index_substr_if_maxlen 6", "index_substr_any_len 3",
+                                            "index_substr_any_step 3",  "index_intlen 8"};
   MdbIndexOptions io;
   io.keys.hash64 = true;
   io.keys.substr_if_minlen = 3;
@@ -552,7 +547,7 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
   std::string raw = tmp.Write("raw.ldif", RawLdif());
   std::string conf0 = Slapadd(tmp, "db0", raw, kIndexLines, false, globals);
   std::string exported = tmp.File("export.ldif");
-  auto cat = RunProcess({FindProgram("slapcat"), "-f", conf0, "-l", exported}, 60);
+  auto cat = dirload::testing::RunSlapcat({"-f", conf0, "-l", exported}, 60);
   REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
   Slapadd(tmp, "db1", exported, kIndexLines, false, globals);
 
@@ -595,10 +590,7 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
 }
 
 TEST_CASE("mdb writer oracle: a key over 65,535 IDs becomes slapadd's range") {
-  if (!HaveOpenLdap()) {
-    MESSAGE("OpenLDAP tools or back_mdb not installed: skipping");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "mdb_dump");
   TempDir tmp;
   auto schema_r = Schema::Builtin();
   REQUIRE(schema_r.ok());

@@ -21,23 +21,16 @@
 #include "lib/schema/normalize.h"
 #include "lib/schema/schema.h"
 #include "lib/schema/syntax.h"
-#include "tests/support/child_process.h"
+#include "tests/support/hex.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::mdb {
 namespace {
 
+using dirload::testing::Hex;
 using dirload::testing::TempDir;
-
-std::string Hex(std::string_view s) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
 
 // Printable form for messages: bytes outside ASCII as \xNN.
 std::string Show(std::string_view s) {
@@ -155,16 +148,18 @@ std::string OracleLdif() {
   return ldif;
 }
 
-std::string SlapdConf(const std::string& dir) {
-  return "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-         "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
-         "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n"
-         "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
-         "directory " +
-         dir +
-         "\nmaxsize 67108864\n"
-         // slapd refuses a substrings index on objectClass.
-         "index objectClass eq\nindex cn,sn,mail,uid eq,sub\nindex uidNumber eq\n";
+std::string SlapdConfText(const std::string& dir) {
+  return dirload::testing::SlapdConf()
+      .LoadBackMdb()
+      .Include(dirload::testing::kExampleSchemas)
+      .Database("mdb")
+      .Suffix(dirload::testing::kExampleSuffix)
+      .RootDn(dirload::testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(67108864)
+      // slapd refuses a substrings index on objectClass.
+      .Indexes({"objectClass eq", "cn,sn,mail,uid eq,sub", "uidNumber eq"})
+      .Text();
 }
 
 // The encoding's length before its padding to 8 bytes.
@@ -187,17 +182,13 @@ struct IndexedAttr {
 };
 
 TEST_CASE("mdb oracle: slapadd's database decodes and re-encodes byte for byte") {
-  std::string slapadd = dirload::testing::FindProgram("slapadd");
-  if (slapadd.empty() || !std::filesystem::exists("/usr/lib/ldap/back_mdb.la")) {
-    MESSAGE("slapadd or back_mdb not installed: skipping the back-mdb oracle test");
-    return;
-  }
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd");
   TempDir tmp;
   std::string dbdir = tmp.File("db");
   std::filesystem::create_directory(dbdir);
-  std::string conf = tmp.Write("slapd.conf", SlapdConf(dbdir));
+  std::string conf = tmp.Write("slapd.conf", SlapdConfText(dbdir));
   std::string ldif = tmp.Write("in.ldif", OracleLdif());
-  auto run = dirload::testing::RunProcess({slapadd, "-f", conf, "-l", ldif}, 60);
+  auto run = dirload::testing::RunSlapadd({"-f", conf, "-l", ldif}, 60);
   REQUIRE_MESSAGE(run.exit_code == 0, run.Describe());
 
   auto schema_r = Schema::Builtin();

@@ -34,6 +34,8 @@
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mdb_dump.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -49,6 +51,7 @@ using testing::ProcessResult;
 using testing::ReadFile;
 using testing::RunDirload;
 using testing::RunProcess;
+using testing::SlapdConf;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
@@ -62,17 +65,17 @@ const std::vector<std::string> kIndexLines = {
 
 // slapd.conf of a back-mdb database in `dir`. The unlimited size limit lets
 // slapd return every entry of the key over 65,535 IDs.
-std::string SlapdConf(const std::string& dir, const std::vector<std::string>& index_lines) {
-  std::string conf =
-      "moduleload back_mdb\nmodulepath /usr/lib/ldap\n"
-      "include /etc/ldap/schema/core.schema\ninclude /etc/ldap/schema/cosine.schema\n"
-      "include /etc/ldap/schema/inetorgperson.schema\ninclude /etc/ldap/schema/nis.schema\n"
-      "sizelimit unlimited\n"
-      "database mdb\nsuffix \"dc=example,dc=com\"\nrootdn \"cn=admin,dc=example,dc=com\"\n"
-      "directory " +
-      dir + "\nmaxsize 1073741824\n";
-  for (const std::string& l : index_lines) conf += "index " + l + "\n";
-  return conf;
+SlapdConf Conf(const std::string& dir, const std::vector<std::string>& index_lines) {
+  return SlapdConf()
+      .LoadBackMdb()
+      .Include(testing::kExampleSchemas)
+      .Line("sizelimit unlimited")
+      .Database("mdb")
+      .Suffix(kSuffix)
+      .RootDn(testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(1073741824)
+      .Indexes(index_lines);
 }
 
 // A database directory and its slapd.conf, both in the test's TempDir.
@@ -84,14 +87,14 @@ Db MakeDb(const TempDir& tmp, const std::string& name,
           const std::vector<std::string>& index_lines = kIndexLines) {
   Db db{tmp.File(name), ""};
   fs::create_directory(db.dir);
-  db.conf = tmp.Write(name + ".conf", SlapdConf(db.dir, index_lines));
+  db.conf = Conf(db.dir, index_lines).Write(tmp, name + ".conf");
   return db;
 }
 
 void Slapadd(const Db& db, const std::string& ldif, bool quick = true) {
-  std::vector<std::string> argv = {FindProgram("slapadd"), "-f", db.conf, "-l", ldif};
+  std::vector<std::string> argv = {"-f", db.conf, "-l", ldif};
   if (quick) argv.push_back("-q");
-  ProcessResult r = RunProcess(argv, 300);
+  ProcessResult r = testing::RunSlapadd(argv, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
 }
 
@@ -100,7 +103,7 @@ ProcessResult DirloadAdd(const Db& db, const std::string& ldif) {
 }
 
 std::string Slapcat(const Db& db) {
-  ProcessResult r = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 300);
+  ProcessResult r = testing::RunSlapcat({"-f", db.conf}, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return r.out;
 }
@@ -361,7 +364,7 @@ void CheckSlapindexKeepsIndexes(const TempDir& tmp, const Db& db) {
   REQUIRE(names.size() >= 8);
   std::vector<std::string> before;
   for (const std::string& n : names) before.push_back(MdbDump(copy.dir, n));
-  ProcessResult r = RunProcess({FindProgram("slapindex"), "-q", "-t", "-f", copy.conf}, 300);
+  ProcessResult r = testing::RunSlapindex({"-q", "-t", "-f", copy.conf}, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   for (size_t i = 0; i < names.size(); ++i) {
     CAPTURE(names[i]);
@@ -862,7 +865,7 @@ TEST_CASE("mdb oracle: a killed dirload add leaves slapd nothing half-loaded") {
     INFO("a new load killed mid-run leaves no data.mdb");
     KillMidLoad(tmp, db, big);
     CHECK_FALSE(fs::exists(fs::path(db.dir) / "data.mdb"));
-    ProcessResult cat = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 60);
+    ProcessResult cat = testing::RunSlapcat({"-f", db.conf}, 60);
     CHECK(cat.out.empty());
   }
   {
@@ -1001,7 +1004,7 @@ TEST_CASE("mdb oracle: duplicate and parent checks against dn2i judge names as s
   // Without -q: slapadd -q -c loses the entries of the transaction a
   // rejected one aborts, ad2i records included (slapcat then crashes).
   auto slapadd_c = [&](const Db& db, const std::string& ldif) {
-    ProcessResult r = RunProcess({FindProgram("slapadd"), "-c", "-f", db.conf, "-l", ldif}, 300);
+    ProcessResult r = testing::RunSlapadd({"-c", "-f", db.conf, "-l", ldif}, 300);
     CHECK_MESSAGE(r.exit_code != 0, "slapadd -c reports the duplicates: " << r.Describe());
   };
   auto dirload_c = [&](const Db& db, const std::string& ldif, const std::string& rejects) {
