@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/util/ascii.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mdb_dump.h"
@@ -200,17 +201,6 @@ std::string Directory() {
   return ldif;
 }
 
-// Lower-case hex, as mdb_dump prints values.
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out.push_back(kDigits[static_cast<unsigned char>(c) >> 4]);
-    out.push_back(kDigits[static_cast<unsigned char>(c) & 0xf]);
-  }
-  return out;
-}
-
 std::string Slapcat(const Db& db) {
   ProcessResult r = RunProcess({FindProgram("slapcat"), "-f", db.conf}, 60);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
@@ -240,9 +230,9 @@ TEST_CASE("certificate oracle: id2e, index and slapcat as slapadd writes them") 
       y = MaskId2ePadding(y, &theirs_dirty);
       CHECK(mine_dirty == 0);
       // The normalised form is really there, as slapd writes it.
-      CHECK(y.find(Hex("{ serialNumber '1'H, issuer rdnSequence:\"cn=test ca,o=example org,"
-                       "c=us\" }")) != std::string::npos);
-      CHECK(y.find(Hex("rdnSequence:\"cn=\\C3\\BCn\\C3\\AFcode \\C3\\A9\" }")) !=
+      CHECK(y.find(HexEncode("{ serialNumber '1'H, issuer rdnSequence:\"cn=test ca,o=example org,"
+                             "c=us\" }")) != std::string::npos);
+      CHECK(y.find(HexEncode("rdnSequence:\"cn=\\C3\\BCn\\C3\\AFcode \\C3\\A9\" }")) !=
             std::string::npos);
     }
     CHECK(FirstDifference(x, y) == "");

@@ -5,19 +5,18 @@
 #include <filesystem>
 #include <string_view>
 
+#include "lib/util/ascii.h"
 #include "tests/support/child_process.h"
 
 namespace dirload::testing {
 namespace {
-
-int HexDigit(char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
 
 // The little-endian uint32 at byte `byte` of a value printed in hex.
 uint32_t HexWord(std::string_view hex, size_t byte) {
   uint32_t w = 0;
   for (int b = 3; b >= 0; --b) {
     const size_t at = 2 * (byte + static_cast<size_t>(b));
-    w = w << 8 | static_cast<uint32_t>(HexDigit(hex[at]) << 4 | HexDigit(hex[at + 1]));
+    w = w << 8 | static_cast<uint32_t>(HexDigitValue(hex[at]) << 4 | HexDigitValue(hex[at + 1]));
   }
   return w;
 }

@@ -22,6 +22,7 @@
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
+#include "lib/util/ascii.h"
 #include "tests/support/child_process.h"
 #include "tests/support/temp_dir.h"
 
@@ -135,16 +136,6 @@ std::string SlapdConf(const std::string& dir) {
   return conf;
 }
 
-std::string Hex(std::string_view s) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-
 uint64_t LittleEndianId(const std::string& hex) {
   uint64_t v = 0;
   for (size_t i = hex.size(); i >= 2; i -= 2)
@@ -238,7 +229,7 @@ TEST_CASE("mdb indexer oracle: time, CSN, UUID and uniqueMember keys equal slapa
           keys.clear();
           indexer->AddKeys(views, &keys);
           for (size_t k = 0; k < keys.size(); ++k) {
-            const std::string h = Hex(keys[k]);
+            const std::string h = HexEncode(keys[k]);
             want[h].insert(id);
             origin.emplace(h, attrs[j].first + ": " + attrs[j].second);
           }
