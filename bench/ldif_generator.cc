@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ldif/base64.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::bench {
 namespace {
@@ -238,11 +239,7 @@ void AppendDigits(Prng* rng, size_t n, std::string* out) {
 std::string Slug(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c >= 'A' && c <= 'Z') {
-      out.push_back(static_cast<char>(c - 'A' + 'a'));
-    } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-      out.push_back(c);
-    }
+    if (IsAsciiAlpha(c) || IsAsciiDigit(c)) out.push_back(AsciiLower(c));
   }
   return out;
 }

@@ -24,6 +24,7 @@
 #include "ldif/byte_source.h"
 #include "ldif/reader.h"
 #include "ldif/record.h"
+#include "lib/util/json.h"
 
 namespace dirload::bench {
 namespace {
@@ -118,24 +119,6 @@ Result<Pass> Measure(Fn once, const std::string& path, int repeat, Summary* summ
 }
 
 double Rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0; }
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", c);
-      out.append(esc);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
-  return out;
-}
 
 double PeakRssMb() {
   rusage usage{};

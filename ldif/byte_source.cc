@@ -13,25 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "lib/util/file.h"
+
 namespace dirload::ldif {
 namespace {
 
 constexpr size_t kRawBlock = size_t{256} << 10;
-
-// Owns a file descriptor; closes it unless it is standard input.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ > 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // The undecoded input: a file descriptor or a memory buffer.
 class RawInput {
@@ -41,12 +28,15 @@ class RawInput {
   virtual uint64_t size() const = 0;
 };
 
+// Reads `fd`; `owned` closes it when it was opened here (standard input is
+// left open).
 class FdInput final : public RawInput {
  public:
-  FdInput(int fd, std::string name, uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
+  FdInput(int fd, UniqueFd owned, std::string name, uint64_t size)
+      : fd_(fd), owned_(std::move(owned)), name_(std::move(name)), size_(size) {}
   Result<size_t> ReadRaw(char* buf, size_t n) override {
     for (;;) {
-      ssize_t r = ::read(fd_.get(), buf, n);
+      ssize_t r = ::read(fd_, buf, n);
       if (r >= 0) return static_cast<size_t>(r);
       if (errno == EINTR) continue;
       return Status::IoError(name_ + ": read: " + std::strerror(errno));
@@ -55,7 +45,8 @@ class FdInput final : public RawInput {
   uint64_t size() const override { return size_; }
 
  private:
-  Fd fd_;
+  int fd_;
+  UniqueFd owned_;
   std::string name_;
   uint64_t size_;
 };
@@ -333,23 +324,21 @@ Result<std::unique_ptr<ByteSource>> Wrap(std::unique_ptr<RawInput> raw, std::str
 
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
   if (path == "-") {
-    return Wrap(std::make_unique<FdInput>(0, "<stdin>", 0), "<stdin>");
+    return Wrap(std::make_unique<FdInput>(STDIN_FILENO, UniqueFd(), "<stdin>", 0), "<stdin>");
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+  UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!file.valid()) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+  const int fd = file.get();
   struct stat st;
   uint64_t size = 0;
   if (::fstat(fd, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      return Status::IoError(path + ": is a directory");
-    }
+    if (S_ISDIR(st.st_mode)) return Status::IoError(path + ": is a directory");
     if (S_ISREG(st.st_mode)) size = static_cast<uint64_t>(st.st_size);
   }
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-  return Wrap(std::make_unique<FdInput>(fd, path, size), path);
+  return Wrap(std::make_unique<FdInput>(fd, std::move(file), path, size), path);
 }
 
 std::unique_ptr<ByteSource> MemoryByteSource(std::string data, std::string name) {

@@ -10,20 +10,10 @@
 #include <cstring>
 
 #include "ldif/base64.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::ldif {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 constexpr bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -64,23 +54,14 @@ std::string Printable(std::string_view s, size_t max = 40) {
   for (size_t i = 0; i < s.size() && i < max; ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
       out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      AppendHexByte(c, &out);
     } else {
       out += static_cast<char>(c);
     }
   }
   if (s.size() > max) out += "...";
   return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 // file:///abs/path or file://localhost/abs/path, percent-decoded; a path
@@ -107,9 +88,9 @@ Result<std::string> FileUrlPath(std::string_view url, const std::string& base) {
   }
   std::string path;
   for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() + 0 && HexDigit(rest[i + 1]) >= 0 &&
-        HexDigit(rest[i + 2]) >= 0) {
-      path += static_cast<char>(HexDigit(rest[i + 1]) * 16 + HexDigit(rest[i + 2]));
+    if (rest[i] == '%' && i + 2 < rest.size() + 0 && HexDigitValue(rest[i + 1]) >= 0 &&
+        HexDigitValue(rest[i + 2]) >= 0) {
+      path += static_cast<char>(HexDigitValue(rest[i + 1]) * 16 + HexDigitValue(rest[i + 2]));
       i += 2;
     } else {
       path += rest[i];

@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "ldif/base64.h"
+#include "lib/util/ascii.h"
+#include "lib/util/file.h"
 
 namespace dirload::ldif {
 namespace {
@@ -57,35 +59,6 @@ void FoldInPlace(std::string* out, size_t start, size_t wrap, size_t head) {
   }
 }
 
-// Closes the descriptor it owns on destruction (never standard output).
-class Fd {
- public:
-  Fd() = default;
-  Fd(int fd, bool owned) : fd_(fd), owned_(owned) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)), owned_(o.owned_) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      Close();
-      fd_ = std::exchange(o.fd_, -1);
-      owned_ = o.owned_;
-    }
-    return *this;
-  }
-  ~Fd() { Close(); }
-  int get() const { return fd_; }
-  // Closes now and reports the result; close(2) is where some file systems
-  // (NFS) report a failed write.
-  int Close() {
-    int fd = std::exchange(fd_, -1);
-    if (!owned_ || fd < 0) return 0;
-    return ::close(fd);
-  }
-
- private:
-  int fd_ = -1;
-  bool owned_ = false;
-};
-
 std::string ErrnoMessage(std::string_view op, const std::string& name, int err) {
   return std::string(op) + " " + name + ": " + std::strerror(err);
 }
@@ -103,24 +76,28 @@ Status WriteAll(int fd, const std::string& name, const char* p, size_t n) {
   return Status::Ok();
 }
 
+// Writes to `fd`; `owned` holds it when it was opened here (standard output
+// is never closed), and Close() reports a failed close(2).
 class FileSink : public ByteSink {
  public:
-  FileSink(Fd fd, std::string name) : fd_(std::move(fd)), name_(std::move(name)) {}
+  FileSink(int fd, UniqueFd owned, std::string name)
+      : fd_(fd), owned_(std::move(owned)), name_(std::move(name)) {}
 
   Status Write(std::string_view bytes) override {
     if (closed_) return Status::Internal("write " + name_ + ": sink is closed");
-    return WriteAll(fd_.get(), name_, bytes.data(), bytes.size());
+    return WriteAll(fd_, name_, bytes.data(), bytes.size());
   }
 
   Status Close() override {
     if (closed_) return Status::Ok();
     closed_ = true;
-    if (fd_.Close() != 0) return Status::IoError(ErrnoMessage("close", name_, errno));
+    if (owned_.Close() != 0) return Status::IoError(ErrnoMessage("close", name_, errno));
     return Status::Ok();
   }
 
  private:
-  Fd fd_;
+  int fd_;
+  UniqueFd owned_;
   std::string name_;
   bool closed_ = false;
 };
@@ -131,7 +108,8 @@ class GzipSink : public ByteSink {
  public:
   static constexpr size_t kOutSize = size_t{256} << 10;
 
-  GzipSink(Fd fd, std::string name) : fd_(std::move(fd)), name_(std::move(name)) {}
+  GzipSink(int fd, UniqueFd owned, std::string name)
+      : fd_(fd), owned_(std::move(owned)), name_(std::move(name)) {}
   ~GzipSink() override {
     if (initialised_) deflateEnd(&zs_);
   }
@@ -168,7 +146,7 @@ class GzipSink : public ByteSink {
     Status st = Pump(Z_FINISH);
     deflateEnd(&zs_);
     initialised_ = false;
-    if (fd_.Close() != 0 && st.ok()) st = Status::IoError(ErrnoMessage("close", name_, errno));
+    if (owned_.Close() != 0 && st.ok()) st = Status::IoError(ErrnoMessage("close", name_, errno));
     return st;
   }
 
@@ -182,7 +160,7 @@ class GzipSink : public ByteSink {
       int rc = deflate(&zs_, flush);
       if (rc == Z_STREAM_ERROR) return ZlibError("deflate", rc);
       size_t have = out_.size() - zs_.avail_out;
-      DIRLOAD_RETURN_IF_ERROR(WriteAll(fd_.get(), name_, out_.data(), have));
+      DIRLOAD_RETURN_IF_ERROR(WriteAll(fd_, name_, out_.data(), have));
       if (flush == Z_FINISH ? rc == Z_STREAM_END : zs_.avail_out != 0) return Status::Ok();
     }
   }
@@ -192,7 +170,8 @@ class GzipSink : public ByteSink {
     return Status::IoError(std::string(op) + " " + name_ + ": " + msg);
   }
 
-  Fd fd_;
+  int fd_;
+  UniqueFd owned_;
   std::string name_;
   z_stream zs_{};
   bool initialised_ = false;
@@ -223,16 +202,8 @@ bool NeedsBase64(std::string_view value) {
 
 bool SlapcatNeedsBase64(std::string_view description, std::string_view value) {
   if (value.empty()) return false;
-  auto equals_nocase = [](std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
-      if ((x >= 'A' && x <= 'Z' ? x + 32 : x) != (y >= 'A' && y <= 'Z' ? y + 32 : y)) return false;
-    }
-    return true;
-  };
   if (description.find(";binary") != std::string_view::npos ||
-      equals_nocase(description, "userPassword") || equals_nocase(description, "2.5.4.35")) {
+      EqualsIgnoreCase(description, "userPassword") || EqualsIgnoreCase(description, "2.5.4.35")) {
     return true;
   }
   auto graphic = [](unsigned char c) { return c > 0x20 && c < 0x7f; };
@@ -287,19 +258,21 @@ Result<std::unique_ptr<ByteSink>> OpenByteSink(const std::string& path, bool gzi
   if (gzip && (level < Z_DEFAULT_COMPRESSION || level > Z_BEST_COMPRESSION)) {
     return Status::InvalidArgument("gzip level " + std::to_string(level) + " is outside -1..9");
   }
-  Fd fd;
+  int fd = STDOUT_FILENO;
+  UniqueFd owned;
   std::string name;
   if (path == "-") {
-    fd = Fd(STDOUT_FILENO, false);
     name = "<stdout>";
   } else {
-    int raw = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (raw < 0) return Status::IoError(ErrnoMessage("open", path, errno));
-    fd = Fd(raw, true);
+    owned.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+    if (!owned.valid()) return Status::IoError(ErrnoMessage("open", path, errno));
+    fd = owned.get();
     name = path;
   }
-  if (!gzip) return std::unique_ptr<ByteSink>(new FileSink(std::move(fd), std::move(name)));
-  auto sink = std::make_unique<GzipSink>(std::move(fd), std::move(name));
+  if (!gzip) {
+    return std::unique_ptr<ByteSink>(new FileSink(fd, std::move(owned), std::move(name)));
+  }
+  auto sink = std::make_unique<GzipSink>(fd, std::move(owned), std::move(name));
   DIRLOAD_RETURN_IF_ERROR(sink->Init(level));
   return std::unique_ptr<ByteSink>(std::move(sink));
 }

@@ -38,7 +38,7 @@ bool Wanted(const std::vector<std::string>& attrs, std::string_view description)
   if (attrs.empty()) return true;
   std::string_view type = description.substr(0, description.find(';'));
   for (const std::string& a : attrs) {
-    if (a == "*" || schema_internal::EqualsIgnoreCase(a, type)) return true;
+    if (a == "*" || EqualsIgnoreCase(a, type)) return true;
   }
   return false;
 }

@@ -1,7 +1,8 @@
 #include "tools/slapd_tool_options.h"
 
-#include <cctype>
 #include <charconv>
+
+#include "lib/util/ascii.h"
 
 namespace dirload::tools {
 namespace {
@@ -10,14 +11,8 @@ Status Usage(std::string message) {
   return Status::InvalidArgument(std::move(message)).WithOrigin(ErrorOrigin::kUsage);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 Result<bool> YesNo(std::string_view name, std::string_view value) {
-  std::string v = Lower(value);
+  std::string v = AsciiLowerCopy(value);
   if (v == "yes" || v == "on" || v == "true") return true;
   if (v == "no" || v == "off" || v == "false") return false;
   return Usage("-o " + std::string(name) + "=" + std::string(value) + ": expected yes or no");
@@ -37,7 +32,7 @@ constexpr LevelName kLevels[] = {
 }  // namespace
 
 Result<int> ParseLdifWrap(std::string_view value) {
-  if (Lower(value) == "no") return 0;
+  if (AsciiLowerCopy(value) == "no") return 0;
   int n = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (ec != std::errc() || end != value.data() + value.size() || n < 0) {
@@ -51,7 +46,7 @@ Result<ToolOptionValues> ParseToolOptions(const std::vector<std::string>& values
   ToolOptionValues out;
   for (const std::string& item : values) {
     size_t eq = item.find('=');
-    std::string name = Lower(item.substr(0, eq));
+    std::string name = AsciiLowerCopy(item.substr(0, eq));
     std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
     for (char& c : name) {
       if (c == '_') c = '-';
@@ -95,7 +90,7 @@ Result<int> ParseDebugLevel(const std::vector<std::string>& values) {
     if (ec != std::errc() || end != e) {
       bool found = false;
       for (const LevelName& l : kLevels) {
-        if (Lower(v) == l.name) {
+        if (AsciiLowerCopy(v) == l.name) {
           bits = l.bits;
           found = true;
         }

@@ -3,29 +3,12 @@
 #include <cinttypes>
 #include <memory>
 
+#include "lib/util/json.h"
+
 namespace dirload::searchrate {
 namespace {
 
 double Rate(uint64_t n, double seconds) { return seconds > 0 ? n / seconds : 0; }
-
-// `text` as a JSON string: libldap's messages are plain ASCII, but a quote or
-// control character must still not break the object.
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
 
 void PrintLatency(std::FILE* out, const LatencySummary& l) {
   std::fprintf(out, "{\"mean\": %.3f, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}",

@@ -13,7 +13,7 @@
 #include "lib/idl/idl_store.h"
 #include "lib/index/index_keys.h"
 #include "lib/index/sorted_runs.h"
-#include "lib/schema/ascii.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 
@@ -22,8 +22,8 @@ std::string_view IndexMethodName(IndexMethod method) {
 }
 
 Result<IndexMethod> ParseIndexMethod(std::string_view name) {
-  if (schema_internal::EqualsIgnoreCase(name, "cache")) return IndexMethod::kCache;
-  if (schema_internal::EqualsIgnoreCase(name, "sort")) return IndexMethod::kSort;
+  if (EqualsIgnoreCase(name, "cache")) return IndexMethod::kCache;
+  if (EqualsIgnoreCase(name, "sort")) return IndexMethod::kSort;
   return Status::InvalidArgument("unknown index method '" + std::string(name) +
                                  "' (expected cache or sort)");
 }

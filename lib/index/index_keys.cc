@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "lib/idl/idl_format.h"
-#include "lib/schema/ascii.h"
 #include "lib/schema/normalize.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
@@ -128,7 +128,7 @@ bool UnicodeSubstrings(const AttributeType& type) {
 
 void AddSubstringValueKeys(std::string_view s, bool unicode, IndexMask mask, KeyList* keys) {
   if ((mask & kIndexSubstr) == 0) return;
-  if (!unicode || schema_internal::IsAllAscii(s)) {
+  if (!unicode || IsAllAscii(s)) {
     // One byte per character: no offset table needed.
     size_t n = s.size();
     if ((mask & kIndexSubAny) && n >= kSubstrAnyLen) {
@@ -257,14 +257,10 @@ std::string DescribeKey(std::string_view key) {
   if (key.empty()) return "(empty)";
   if (key[0] == kPresenceKeyTag) return "pres";
   if (key[0] == kHashedKeyTag && key.size() >= 2) {
-    static constexpr char kHex[] = "0123456789abcdef";
     std::string out(1, '#');
     out.append(kind(key[1]));
     out.push_back(':');
-    for (unsigned char c : key.substr(2)) {
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
+    out += HexEncode(key.substr(2));
     return out;
   }
   std::string out = kind(key[0]);

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 
-#include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
-
-using schema_internal::AsciiLowerCopy;
-using schema_internal::EqualsIgnoreCase;
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> out;

@@ -1,7 +1,6 @@
 #include "lib/pipeline/cn_config.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -14,17 +13,12 @@
 #include "ldif/byte_source.h"
 #include "ldif/reader.h"
 #include "ldif/record.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // One attribute value of a configuration entry and the line it starts on.
 struct ConfigValue {
@@ -84,7 +78,7 @@ std::vector<int> AttributeLines(const std::string& text) {
     comment = l[0] == '#';
     if (comment) continue;
     if (!seen_dn) {
-      seen_dn = Lower(l.substr(0, 3)) == "dn:";
+      seen_dn = AsciiLowerCopy(l.substr(0, 3)) == "dn:";
       continue;
     }
     lines.push_back(n);
@@ -117,7 +111,7 @@ Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text) 
     ldif::AttributeView a = record.attribute(i);
     std::string_view type = a.description.substr(0, a.description.find(';'));
     int line = i < lines.size() ? lines[i] : 0;
-    entry.values.push_back({Lower(type), std::string(a.value), line});
+    entry.values.push_back({AsciiLowerCopy(type), std::string(a.value), line});
   }
   ldif::Record more;
   Result<bool> again = reader.Next(&more);
@@ -179,7 +173,7 @@ std::vector<std::pair<std::string, const ConfigValue*>> Ordered(
 }
 
 Result<bool> ParseBoolean(const ConfigEntry& e, const ConfigValue& v) {
-  std::string t = Lower(v.value);
+  std::string t = AsciiLowerCopy(v.value);
   if (t == "true") return true;
   if (t == "false") return false;
   return ConfigError(e.Where(v) + ": " + v.type + ": '" + v.value + "' is not TRUE or FALSE");
@@ -256,7 +250,7 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
     return ConfigError(e.Where(*olc_database) + ": olcDatabase '" + olc_database->value +
                        "' has no {N} number");
   }
-  db.type = Lower(type);
+  db.type = AsciiLowerCopy(type);
   if (db.type == "hdb") db.type = "bdb";
   for (const ConfigValue* v : e.All("olcsuffix")) db.suffixes.push_back(v->value);
   if (const ConfigValue* v = e.First("olcdbdirectory")) db.directory = v->value;
@@ -275,14 +269,14 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
   for (const ConfigValue* v : e.All("olcdbenvflags")) {
     std::istringstream words(Stripped(v->value));
     std::string w;
-    while (words >> w) db.envflags.push_back(Lower(w));
+    while (words >> w) db.envflags.push_back(AsciiLowerCopy(w));
   }
   for (auto& [text, v] : Ordered(e.All("olcdbconfig"))) {
     // set_cachesize GBYTES BYTES NCACHE (Berkeley DB's DB_CONFIG syntax)
     std::istringstream words(text);
     std::string key, g, b;
     words >> key >> g >> b;
-    if (Lower(key) != "set_cachesize") continue;
+    if (AsciiLowerCopy(key) != "set_cachesize") continue;
     Result<uint64_t> gb = ParseByteSize(g);
     Result<uint64_t> bytes = ParseByteSize(b);
     if (!gb.ok() || !bytes.ok()) {

@@ -1,23 +1,18 @@
 #include "lib/pipeline/database_config.h"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "lib/pipeline/cn_config.h"
 #include "lib/schema/builtin_schema.h"
 #include "lib/schema/dn.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
 
 Status ConfigError(Status s) { return s.WithOrigin(ErrorOrigin::kConfiguration); }
 Status UsageError(Status s) { return s.WithOrigin(ErrorOrigin::kUsage); }
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // A DN in two comparable forms: normalised with the built-in schema when its
 // types are known there (the usual suffix types dc, o, ou, c, cn are), and a
@@ -35,13 +30,13 @@ DnKey MakeKey(const Schema* schema, std::string_view text) {
   }
   Result<Dn> parsed = ParseDn(text);
   if (!parsed.ok()) {
-    key.plain = Lower(std::string(text));
+    key.plain = AsciiLowerCopy(text);
     return key;
   }
   for (Rdn& rdn : parsed->rdns) {
     for (Ava& ava : rdn) {
-      ava.type = Lower(ava.type);
-      if (!ava.ber) ava.value = Lower(ava.value);
+      ava.type = AsciiLowerCopy(ava.type);
+      if (!ava.ber) ava.value = AsciiLowerCopy(ava.value);
     }
     std::sort(rdn.begin(), rdn.end(), [](const Ava& a, const Ava& b) { return a.type < b.type; });
   }

@@ -11,6 +11,7 @@
 #include "lib/pipeline/run_stats.h"
 #include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
+#include "lib/util/json.h"
 
 namespace dirload {
 namespace {

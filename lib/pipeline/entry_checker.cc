@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "lib/schema/ascii.h"
 #include "lib/schema/normalize.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
@@ -21,7 +21,7 @@ bool NormalizationCanFail(Normalizer n, std::string_view value) {
     case Normalizer::kCaseIgnore:
     case Normalizer::kCaseExact:
     case Normalizer::kCaseIgnoreList:
-      return !schema_internal::IsAllAscii(value);
+      return !IsAllAscii(value);
     default:
       return true;
   }
@@ -102,7 +102,7 @@ const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view des
     info.error_is_syntax = ad.status().code() != StatusCode::kNotFound;
     // Kept as written when schema checking is off (slapadd -s does the same).
     info.canonical_name = std::string(description);
-    key = schema_internal::AsciiLowerCopy(description);
+    key = AsciiLowerCopy(description);
   } else {
     info.type = ad->type;
     info.canonical_name = ad->ToString();
@@ -134,7 +134,7 @@ const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const Objec
   // Exactly one chain of structural classes: one of them derives from all others.
   const ObjectClass* structural = nullptr;
   for (const ObjectClass* oc : *classes) {
-    info.extensible |= schema_internal::EqualsIgnoreCase(oc->name(), "extensibleObject");
+    info.extensible |= EqualsIgnoreCase(oc->name(), "extensibleObject");
     for (const AttributeType* t : oc->all_must) {
       info.must.push_back({oc, t});
       info.allowed[t->id] = true;

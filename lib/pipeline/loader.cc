@@ -13,8 +13,8 @@
 #include "ldif/writer.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/entry_record.h"
-#include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
+#include "lib/util/ascii.h"
 #include "lib/util/coding.h"
 #include "lib/util/key_hash.h"
 
@@ -636,7 +636,7 @@ Status Loader::WriteContextCsn() {
   std::vector<ValueRef> values;
   size_t at = SIZE_MAX;
   for (const ValueRef& v : view.values) {
-    if (!schema_internal::EqualsIgnoreCase(dictionary_.Name(v.description), kContextCsnName)) {
+    if (!EqualsIgnoreCase(dictionary_.Name(v.description), kContextCsnName)) {
       values.push_back(v);
       continue;
     }

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "lib/format/mdb/mdb_env.h"
-#include "lib/schema/ascii.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
@@ -54,9 +54,8 @@ Result<MdbIndexPlan> PlanMdbIndexRebuild(const std::string& dir, const Schema& s
       // Not configured: its database, if there is one, is dropped.
       const AttributeType* type = schema.FindAttribute(name);
       std::string canonical = type != nullptr ? std::string(type->name()) : name;
-      auto it = std::find_if(
-          plan.unconfigured.begin(), plan.unconfigured.end(),
-          [&](const std::string& n) { return schema_internal::EqualsIgnoreCase(n, canonical); });
+      auto it = std::find_if(plan.unconfigured.begin(), plan.unconfigured.end(),
+                             [&](const std::string& n) { return EqualsIgnoreCase(n, canonical); });
       if (it == plan.unconfigured.end()) {
         return Status::InvalidArgument("no index is configured on '" + name + "' and " + dir +
                                        " has no index database for it")

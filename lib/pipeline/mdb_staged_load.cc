@@ -1,6 +1,5 @@
 #include "lib/pipeline/mdb_staged_load.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +17,9 @@
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/matching_rule.h"
+#include "lib/util/ascii.h"
 #include "lib/util/coding.h"
+#include "lib/util/file.h"
 
 namespace dirload {
 namespace {
@@ -51,7 +52,6 @@ std::string SlapdPrettyDn(const Schema& schema, std::string_view dn) {
   }
   Result<Dn> parsed = ParseDn(dn);
   if (!parsed.ok()) return std::string(dn);
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   std::vector<std::pair<std::string_view, const Ava*>> avas;
   for (size_t r = 0; r < parsed->rdns.size(); ++r) {
@@ -76,8 +76,7 @@ std::string SlapdPrettyDn(const Schema& schema, std::string_view dn) {
                          (i + 1 == v.size() && c == ' ');
         if (hex) {
           out.push_back('\\');
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
+          AppendHexByte(c, &out, kUpperHexDigits);
         } else {
           out.push_back(static_cast<char>(c));
         }
@@ -85,16 +84,6 @@ std::string SlapdPrettyDn(const Schema& schema, std::string_view dn) {
     }
   }
   return out;
-}
-
-Status SyncPath(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return StorageError("open " + path, std::error_code(errno, std::generic_category()));
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) return StorageError("fsync " + path, std::error_code(err, std::generic_category()));
-  return Status::Ok();
 }
 
 }  // namespace
@@ -429,7 +418,7 @@ Status MdbStagedLoad::Install() {
   writer_.reset();
   const std::string built = (fs::path(build_dir_) / "data.mdb").string();
   const std::string target = (fs::path(dir_) / "data.mdb").string();
-  DIRLOAD_RETURN_IF_ERROR(SyncPath(built));
+  DIRLOAD_RETURN_IF_ERROR(SyncPath(built).WithOrigin(ErrorOrigin::kStorage));
   // The files take the directory's owner: slapd (user openldap) must be
   // able to open what root loaded.
   struct stat st {};
@@ -443,7 +432,7 @@ Status MdbStagedLoad::Install() {
     return StorageError("rename " + built + " to " + target,
                         std::error_code(errno, std::generic_category()));
   }
-  DIRLOAD_RETURN_IF_ERROR(SyncPath(dir_));
+  DIRLOAD_RETURN_IF_ERROR(SyncPath(dir_).WithOrigin(ErrorOrigin::kStorage));
   installed_ = true;
   std::error_code ec;
   fs::remove_all(build_dir_, ec);

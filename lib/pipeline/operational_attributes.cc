@@ -7,13 +7,14 @@
 #include <fstream>
 #include <random>
 
+#include "lib/util/ascii.h"
+
 namespace dirload {
 namespace {
 
 // 100 ns intervals from 1582-10-15 (the Gregorian reform, RFC 4122's epoch)
 // to 1970-01-01.
 constexpr uint64_t kUuidEpochOffset = 0x01B21DD213814000ULL;
-constexpr char kHex[] = "0123456789abcdef";
 
 void PutDigits(uint32_t v, int width, char* out) {
   for (int i = width - 1; i >= 0; --i) {
@@ -24,7 +25,7 @@ void PutDigits(uint32_t v, int width, char* out) {
 
 void PutHex(uint64_t v, int width, char* out) {
   for (int i = width - 1; i >= 0; --i) {
-    out[i] = kHex[v & 0xf];
+    out[i] = kLowerHexDigits[v & 0xf];
     v >>= 4;
   }
 }
@@ -135,11 +136,7 @@ int CsnTracker::Sid(std::string_view csn) {
   if (c == std::string_view::npos || c == b + 1 || c - b - 1 > 3) return -1;
   int sid = 0;
   for (size_t i = b + 1; i < c; ++i) {
-    char ch = csn[i];
-    int d = ch >= '0' && ch <= '9'   ? ch - '0'
-            : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                     : -1;
+    int d = HexDigitValue(csn[i]);
     if (d < 0) return -1;
     sid = sid * 16 + d;
   }

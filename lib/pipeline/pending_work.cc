@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "lib/pipeline/database_lock.h"
+#include "lib/util/file.h"
 
 namespace dirload {
 namespace {
@@ -20,14 +21,8 @@ Status StorageError(const std::string& what, int err) {
 
 std::string MarkPath(const std::string& dir) { return dir + "/" + std::string(kPendingWorkFile); }
 
-Status SyncPath(const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) return StorageError("open " + path, errno);
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) return StorageError("fsync " + path, err);
-  return Status::Ok();
+Status SyncDir(const std::string& dir) {
+  return SyncDirectory(dir).WithOrigin(ErrorOrigin::kStorage);
 }
 
 std::string OneLine(std::string text) {
@@ -59,19 +54,16 @@ Status BeginPendingWork(const std::string& dir, const PendingWork& work) {
   const std::string path = MarkPath(dir);
   const std::string tmp = path + ".tmp";
   {
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return StorageError("create " + tmp, errno);
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    const int err = errno;
-    const bool synced = n == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-    const int sync_err = errno;
-    ::close(fd);
-    if (n != static_cast<ssize_t>(text.size()))
-      return StorageError("write " + tmp, n < 0 ? err : ENOSPC);
-    if (!synced) return StorageError("fsync " + tmp, sync_err);
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd.valid()) return StorageError("create " + tmp, errno);
+    const ssize_t n = ::write(fd.get(), text.data(), text.size());
+    if (n != static_cast<ssize_t>(text.size())) {
+      return StorageError("write " + tmp, n < 0 ? errno : ENOSPC);
+    }
+    DIRLOAD_RETURN_IF_ERROR(SyncFd(fd.get(), tmp).WithOrigin(ErrorOrigin::kStorage));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return StorageError("rename " + tmp, errno);
-  return SyncPath(dir, O_RDONLY | O_DIRECTORY);
+  return SyncDir(dir);
 }
 
 Status EndPendingWork(const std::string& dir) {
@@ -80,7 +72,7 @@ Status EndPendingWork(const std::string& dir) {
     if (errno == ENOENT) return Status::Ok();
     return StorageError("remove " + path, errno);
   }
-  return SyncPath(dir, O_RDONLY | O_DIRECTORY);
+  return SyncDir(dir);
 }
 
 Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {

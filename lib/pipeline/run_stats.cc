@@ -3,12 +3,11 @@
 #include <sys/resource.h>
 
 #include <charconv>
-#include <cinttypes>
-#include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <string>
 #include <system_error>
+
+#include "lib/util/json.h"
 
 namespace dirload {
 
@@ -45,35 +44,6 @@ double PhaseClock::wall_seconds() const {
 }
 
 double PhaseClock::cpu_seconds() const { return ProcessCpuSeconds() - cpu_start_; }
-
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  if (v == std::floor(v) && std::fabs(v) < 9e15) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
-}
 
 namespace {
 

@@ -39,14 +39,6 @@ struct PhaseStats {
   std::vector<std::pair<std::string, double>> counters;
 };
 
-// Pieces of hand-written JSON, shared by --stats and `dirload stat`.
-// JsonString: `s` quoted, with '"', '\\' and control bytes escaped; other
-// bytes pass through, so the caller gives it UTF-8.
-std::string JsonString(std::string_view s);
-// JsonNumber: integers (below 9e15) exactly, others to 6 significant digits;
-// null for NaN and infinity, which JSON cannot express.
-std::string JsonNumber(double v);
-
 struct RunStats {
   std::string command;
   std::string backend;

@@ -10,6 +10,8 @@
 #include <memory>
 #include <sstream>
 
+#include "lib/util/ascii.h"
+
 namespace dirload {
 namespace {
 
@@ -38,11 +40,6 @@ Result<std::vector<std::string>> Words(const std::string& line) {
   return out;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string Join(const std::vector<std::string>& w, size_t from) {
   std::string out;
   for (size_t i = from; i < w.size(); ++i) out += (i > from ? " " : "") + w[i];
@@ -60,7 +57,7 @@ Result<uint32_t> ParseCount(const std::string& text, uint32_t min) {
 }
 
 Result<bool> ParseOnOff(const std::string& text) {
-  std::string t = Lower(text);
+  std::string t = AsciiLowerCopy(text);
   if (t == "on" || t == "true" || t == "yes") return true;
   if (t == "off" || t == "false" || t == "no") return false;
   return Status::ParseError("'" + text + "' is neither on nor off");
@@ -116,7 +113,7 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   if (t.empty()) return Status::InvalidArgument("empty size");
   char* end = nullptr;
   double v = std::strtod(t.c_str(), &end);
-  std::string unit = Lower(std::string(end));
+  std::string unit = AsciiLowerCopy(end);
   if (unit == "b") unit.clear();
   if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "512MB" = "512M"
   if (!unit.empty() && unit.back() == 'i') unit.pop_back();  // "512MiB"
@@ -175,7 +172,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     const std::vector<std::string>& w = *words;
     // Only white space, as Words() counts it ("\f", "\v"): a blank line.
     if (w.empty()) continue;
-    std::string key = Lower(w[0]);
+    std::string key = AsciiLowerCopy(w[0]);
     auto need = [&](size_t count) -> Status {
       if (w.size() < count + 1) {
         return Status::ParseError(where + "'" + w[0] + "' needs " + std::to_string(count) +
@@ -186,7 +183,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     if (key == "database") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       auto section = std::make_unique<SlapdDatabase>();
-      section->type = Lower(w[1]);
+      section->type = AsciiLowerCopy(w[1]);
       if (section->type == "hdb") section->type = "bdb";
       section->where = path + ":" + std::to_string(line_start);
       if (section->type == "frontend") {
@@ -268,7 +265,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
       db->maxsize = *v;
     } else if (key == "envflags") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      for (size_t i = 1; i < w.size(); ++i) db->envflags.push_back(Lower(w[i]));
+      for (size_t i = 1; i < w.size(); ++i) db->envflags.push_back(AsciiLowerCopy(w[i]));
     } else if (key == "overlay") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->overlays.push_back(ModuleName(w[1]));
@@ -277,7 +274,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
       cfg.notes.push_back(where +
                           "ignored 'cachesize' (an entry count; use dbconfig "
                           "set_cachesize or --cache-size for the engine cache)");
-    } else if (key == "dbconfig" && w.size() >= 2 && Lower(w[1]) == "set_cachesize") {
+    } else if (key == "dbconfig" && w.size() >= 2 && AsciiLowerCopy(w[1]) == "set_cachesize") {
       // dbconfig set_cachesize GBYTES BYTES NCACHE
       if (w.size() < 4) return Status::ParseError(where + "set_cachesize needs GBYTES BYTES");
       Result<uint64_t> g = ParseByteSize(w[2]);

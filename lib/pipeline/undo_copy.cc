@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "lib/util/file.h"
+
 namespace dirload {
 namespace {
 
@@ -32,30 +34,18 @@ bool IsDatabaseFile(const std::string& name) {
   return name.rfind("log.", 0) == 0;  // Berkeley DB's write-ahead log (--durable)
 }
 
-Status SyncFd(int fd, const std::string& path) {
-  if (::fsync(fd) != 0) return StorageError("fsync " + path, errno);
-  return Status::Ok();
-}
-
 Status SyncDir(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return StorageError("open " + path, errno);
-  Status s = SyncFd(fd, path);
-  ::close(fd);
-  return s;
+  return SyncDirectory(path).WithOrigin(ErrorOrigin::kStorage);
 }
 
 // Copies `from` to a new file `to` (blocks shared when the file system can),
 // synced.
 Status CopyFile(const std::string& from, const std::string& to) {
-  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return StorageError("open " + from, errno);
-  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (out < 0) {
-    const int err = errno;
-    ::close(in);
-    return StorageError("create " + to, err);
-  }
+  UniqueFd in_fd(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in_fd.valid()) return StorageError("open " + from, errno);
+  UniqueFd out_fd(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!out_fd.valid()) return StorageError("create " + to, errno);
+  const int in = in_fd.get(), out = out_fd.get();
   Status s;
   if (::ioctl(out, FICLONE, in) != 0) {
     struct stat st {};
@@ -79,9 +69,8 @@ Status CopyFile(const std::string& from, const std::string& to) {
     }
     if (s.ok() && ::ftruncate(out, st.st_size) != 0) s = StorageError("truncate " + to, errno);
   }
-  if (s.ok()) s = SyncFd(out, to);
-  ::close(in);
-  if (::close(out) != 0 && s.ok()) s = StorageError("close " + to, errno);
+  if (s.ok()) s = SyncFd(out, to).WithOrigin(ErrorOrigin::kStorage);
+  if (out_fd.Close() != 0 && s.ok()) s = StorageError("close " + to, errno);
   return s;
 }
 
@@ -155,13 +144,12 @@ Result<uint64_t> TakeUndoCopy(const std::string& dir) {
   {
     std::string text;
     for (const std::string& n : names) text += n + "\n";
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return StorageError("create " + tmp, errno);
-    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    const int err = errno;
-    Status s = written ? SyncFd(fd, tmp) : StorageError("write " + tmp, err);
-    ::close(fd);
-    DIRLOAD_RETURN_IF_ERROR(s);
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    if (!fd.valid()) return StorageError("create " + tmp, errno);
+    const bool written =
+        ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (!written) return StorageError("write " + tmp, errno);
+    DIRLOAD_RETURN_IF_ERROR(SyncFd(fd.get(), tmp).WithOrigin(ErrorOrigin::kStorage));
   }
   DIRLOAD_RETURN_IF_ERROR(SyncDir(undo));
   if (::rename(tmp.c_str(), manifest.c_str()) != 0) return StorageError("rename " + tmp, errno);

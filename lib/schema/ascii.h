@@ -1,7 +1,8 @@
-// ASCII helpers shared by the schema module: case folding of schema names,
-// descriptor / numeric-OID recognition (RFC 4512 section 1.4), and UTF-8
-// well-formedness. Schema names are ASCII by definition, so none of this needs
-// Unicode tables.
+// Character helpers of the schema module: descriptor / numeric-OID
+// recognition (RFC 4512 section 1.4) and UTF-8 well-formedness, with the
+// generic ASCII ones (case folding, hex digits; lib/util/ascii.h) brought in
+// under the names schema code uses. Schema names are ASCII by definition, so
+// none of this needs Unicode tables.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -13,35 +14,11 @@
 #include <string>
 #include <string_view>
 
+#include "lib/util/ascii.h"
+
 namespace dirload::schema_internal {
 
-inline char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-inline char AsciiUpper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
-inline bool IsAsciiAlpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-inline bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsKeyChar(char c) { return IsAsciiAlpha(c) || IsAsciiDigit(c) || c == '-'; }
-inline bool IsHexDigit(char c) {
-  return IsAsciiDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-inline int HexValue(char c) {
-  if (IsAsciiDigit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
-inline std::string AsciiLowerCopy(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = AsciiLower(c);
-  return out;
-}
-
-inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
-  }
-  return true;
-}
 
 // descr = leadkeychar *keychar (RFC 4512 1.4).
 inline bool IsDescr(std::string_view s) {
@@ -100,21 +77,6 @@ inline size_t DecodeUtf8(std::string_view s, size_t i, int32_t* cp) {
   if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
   *cp = v;
   return len;
-}
-
-// True when no byte has its high bit set. Eight bytes at a time: values are
-// checked by the million and are mostly ASCII.
-inline bool IsAllAscii(std::string_view s) {
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (w & 0x8080808080808080ull) return false;
-  }
-  for (; i < s.size(); ++i) {
-    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
-  }
-  return true;
 }
 
 inline bool IsValidUtf8(std::string_view s) {

@@ -7,8 +7,6 @@
 namespace dirload {
 namespace {
 
-using schema_internal::AsciiLowerCopy;
-using schema_internal::EqualsIgnoreCase;
 using schema_internal::IsKeyChar;
 
 bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {

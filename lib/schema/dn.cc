@@ -11,13 +11,7 @@
 namespace dirload {
 namespace {
 
-using schema_internal::HexValue;
-using schema_internal::IsAsciiAlpha;
-using schema_internal::IsAsciiDigit;
-using schema_internal::IsHexDigit;
 using schema_internal::IsKeyChar;
-
-constexpr char kHex[] = "0123456789ABCDEF";
 
 // RFC 4514 characters that an escape may name directly ("\,").
 bool IsEscapable(char c) {
@@ -155,7 +149,7 @@ class DnParser {
     const size_t start = pos_;
     while (pos_ + 1 < text_.size() && IsHexDigit(text_[pos_]) && IsHexDigit(text_[pos_ + 1])) {
       ava->value.push_back(
-          static_cast<char>(HexValue(text_[pos_]) * 16 + HexValue(text_[pos_ + 1])));
+          static_cast<char>(HexDigitValue(text_[pos_]) * 16 + HexDigitValue(text_[pos_ + 1])));
       pos_ += 2;
     }
     if (pos_ == start) return Error("hex pairs expected after '#'");
@@ -229,7 +223,7 @@ class DnParser {
       if (pos_ + 1 >= text_.size() || !IsHexDigit(text_[pos_ + 1])) {
         return ErrorAt(at, "incomplete hex escape");
       }
-      out->push_back(static_cast<char>(HexValue(c) * 16 + HexValue(text_[pos_ + 1])));
+      out->push_back(static_cast<char>(HexDigitValue(c) * 16 + HexDigitValue(text_[pos_ + 1])));
       pos_ += 2;
       return Status::Ok();
     }
@@ -333,7 +327,7 @@ void AppendEscapedDnValue(std::string_view v, std::string* out) {
     }
     if (!escape) continue;
     out->append(v.substr(plain_from, i - plain_from));
-    const char hex[3] = {'\\', kHex[c >> 4], kHex[c & 0xF]};
+    const char hex[3] = {'\\', kUpperHexDigits[c >> 4], kUpperHexDigits[c & 0xF]};
     out->append(hex, 3);
     plain_from = i + 1;
   }
@@ -366,10 +360,7 @@ std::string Dn::ToString() const {
       out.push_back('=');
       if (ava.ber) {
         out.push_back('#');
-        for (unsigned char c : ava.value) {
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
-        }
+        for (unsigned char c : ava.value) AppendHexByte(c, &out, kUpperHexDigits);
         continue;
       }
       for (size_t i = 0; i < ava.value.size(); ++i) {
@@ -382,8 +373,7 @@ std::string Dn::ToString() const {
           out.push_back(static_cast<char>(c));
         } else if (c < 0x20 || c == 0x7F) {
           out.push_back('\\');
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
+          AppendHexByte(c, &out, kUpperHexDigits);
         } else {
           out.push_back(static_cast<char>(c));
         }

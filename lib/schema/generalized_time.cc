@@ -3,12 +3,10 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "lib/schema/ascii.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
-
-using schema_internal::IsAsciiDigit;
 
 bool IsLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "lib/schema/ascii.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
@@ -117,7 +117,7 @@ std::span<const MatchingRule> BuiltinMatchingRules() { return kRules; }
 const MatchingRule* FindMatchingRule(std::string_view name_or_oid) {
   // A linear scan: ~50 entries, used while loading schema text, never per value.
   for (const MatchingRule& rule : kRules) {
-    if (rule.oid == name_or_oid || schema_internal::EqualsIgnoreCase(rule.name, name_or_oid)) {
+    if (rule.oid == name_or_oid || EqualsIgnoreCase(rule.name, name_or_oid)) {
       return &rule;
     }
   }

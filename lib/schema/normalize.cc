@@ -9,9 +9,6 @@
 namespace dirload {
 namespace {
 
-using schema_internal::AsciiLower;
-using schema_internal::IsAsciiDigit;
-
 Status NormalizeInteger(std::string_view v, std::string* out) {
   while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
   while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
@@ -32,9 +29,9 @@ Status NormalizeInteger(std::string_view v, std::string* out) {
 }
 
 Status NormalizeBoolean(std::string_view v, std::string* out) {
-  if (schema_internal::EqualsIgnoreCase(v, "TRUE")) {
+  if (EqualsIgnoreCase(v, "TRUE")) {
     out->assign("TRUE");
-  } else if (schema_internal::EqualsIgnoreCase(v, "FALSE")) {
+  } else if (EqualsIgnoreCase(v, "FALSE")) {
     out->assign("FALSE");
   } else {
     return Status::InvalidArgument("boolean must be TRUE or FALSE");
@@ -59,7 +56,7 @@ Status NormalizeOid(const Schema& schema, std::string_view v, std::string* out) 
   } else if (const MatchingRule* mr = FindMatchingRule(v)) {
     out->assign(mr->oid);
   } else {
-    out->assign(schema_internal::AsciiLowerCopy(v));
+    out->assign(AsciiLowerCopy(v));
   }
   return Status::Ok();
 }
@@ -69,7 +66,7 @@ Status NormalizeUuid(std::string_view v, std::string* out) {
   out->clear();
   for (size_t i = 0; i < v.size(); ++i) {
     const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? v[i] != '-' : !schema_internal::IsHexDigit(v[i])) {
+    if (dash ? v[i] != '-' : !IsHexDigit(v[i])) {
       return Status::InvalidArgument("UUID must be 8-4-4-4-12 hex digits");
     }
     out->push_back(AsciiLower(v[i]));

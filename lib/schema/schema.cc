@@ -9,10 +9,6 @@
 namespace dirload {
 namespace {
 
-using schema_internal::AsciiLower;
-using schema_internal::AsciiLowerCopy;
-using schema_internal::EqualsIgnoreCase;
-
 // Looks `key` up lower-cased, without allocating for ordinary name lengths.
 template <typename Map>
 auto FindLower(const Map& map, std::string_view key) {

@@ -6,15 +6,10 @@
 #include <set>
 #include <sstream>
 
-#include "lib/schema/ascii.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
-
-using schema_internal::AsciiLowerCopy;
-using schema_internal::EqualsIgnoreCase;
-using schema_internal::HexValue;
-using schema_internal::IsHexDigit;
 
 struct Token {
   enum Kind { kLParen, kRParen, kDollar, kQuoted, kWord, kEnd };
@@ -89,7 +84,8 @@ class Tokenizer {
         // RFC 4512 escapes \27 (') and \5C (\); other backslashes are literal.
         if (q == '\\' && pos_ + 2 < s_.size() && IsHexDigit(s_[pos_ + 1]) &&
             IsHexDigit(s_[pos_ + 2])) {
-          t.text.push_back(static_cast<char>(HexValue(s_[pos_ + 1]) * 16 + HexValue(s_[pos_ + 2])));
+          t.text.push_back(
+              static_cast<char>(HexDigitValue(s_[pos_ + 1]) * 16 + HexDigitValue(s_[pos_ + 2])));
           pos_ += 3;
           continue;
         }
@@ -142,7 +138,7 @@ class DescriptionParser {
     if (t.kind == Token::kEnd) return Status::ParseError("missing closing ')'");
     if (t.kind != Token::kWord) return Status::ParseError("keyword expected, found " + Describe(t));
     std::string kw = t.text;
-    for (char& c : kw) c = schema_internal::AsciiUpper(c);
+    for (char& c : kw) c = AsciiUpper(c);
     if (!seen_.insert(kw).second) return Status::ParseError("keyword " + kw + " repeated");
     return kw;
   }
@@ -248,7 +244,7 @@ class DescriptionParser {
       bound.remove_suffix(1);
       uint64_t v = 0;
       for (char c : bound) {
-        if (!schema_internal::IsAsciiDigit(c) || v > 0xFFFFFFFFull / 10) {
+        if (!IsAsciiDigit(c) || v > 0xFFFFFFFFull / 10) {
           return Status::ParseError("malformed {len} in " + t.text);
         }
         v = v * 10 + static_cast<uint64_t>(c - '0');

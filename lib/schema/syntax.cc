@@ -8,9 +8,6 @@
 namespace dirload {
 namespace {
 
-using schema_internal::IsAsciiDigit;
-using schema_internal::IsHexDigit;
-
 std::vector<Syntax> MakeBuiltinSyntaxes() {
   using K = SyntaxKind;
   struct Row {
@@ -105,7 +102,7 @@ std::vector<Syntax> MakeBuiltinSyntaxes() {
 }
 
 bool IsPrintableChar(char c) {
-  if (schema_internal::IsAsciiAlpha(c) || IsAsciiDigit(c)) return true;
+  if (IsAsciiAlpha(c) || IsAsciiDigit(c)) return true;
   switch (c) {
     case '\'':
     case '(':
@@ -199,7 +196,7 @@ Status ValidateSyntaxValue(const Syntax& syntax, std::string_view v) {
       if (!schema_internal::IsValidUtf8(v)) return Invalid("Directory String", "not UTF-8");
       return Status::Ok();
     case SyntaxKind::kIA5String:
-      if (!schema_internal::IsAllAscii(v)) return Invalid("IA5 String", "non-ASCII byte");
+      if (!IsAllAscii(v)) return Invalid("IA5 String", "non-ASCII byte");
       return Status::Ok();
     case SyntaxKind::kPrintableString:
     case SyntaxKind::kTelephoneNumber:

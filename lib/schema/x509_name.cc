@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "lib/util/ascii.h"
+
 namespace dirload {
 namespace {
 
@@ -248,7 +250,6 @@ Status ParseCertificateFields(std::string_view der, CertificateFields* out) {
 }
 
 Status FormatCertificateSerial(std::string_view v, std::string* out) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   auto byte = [&v](size_t i) { return static_cast<uint8_t>(v[i]); };
   if (v.size() > 1) {
     // DER integers are minimal: nine leading one or zero bits are one too many.
@@ -262,11 +263,10 @@ Status FormatCertificateSerial(std::string_view v, std::string* out) {
   if (v.empty()) {
     out->push_back('0');
   } else {
-    if (byte(0) >= 0x10) out->push_back(kHex[byte(0) >> 4]);
-    out->push_back(kHex[byte(0) & 0xf]);
+    if (byte(0) >= 0x10) out->push_back(kUpperHexDigits[byte(0) >> 4]);
+    out->push_back(kUpperHexDigits[byte(0) & 0xf]);
     for (size_t i = 1; i < v.size(); ++i) {
-      out->push_back(kHex[byte(i) >> 4]);
-      out->push_back(kHex[byte(i) & 0xf]);
+      AppendHexByte(byte(i), out, kUpperHexDigits);
     }
   }
   out->append("'H");
@@ -315,13 +315,11 @@ Status NormalizeCertificateExact(const Schema& schema, std::string_view der, std
   out->append(", issuer rdnSequence:\"");
   // slapd writes the issuer without LDAP_DN_PRETTY: the bytes of multi-byte
   // characters are escaped too. Every other escape NormalizeDn already made.
-  static constexpr char kHex[] = "0123456789ABCDEF";
   for (char c : dn) {
     const auto b = static_cast<uint8_t>(c);
     if (b >= 0x80) {
       out->push_back('\\');
-      out->push_back(kHex[b >> 4]);
-      out->push_back(kHex[b & 0xf]);
+      AppendHexByte(b, out, kUpperHexDigits);
     } else {
       out->push_back(c);
     }

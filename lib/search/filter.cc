@@ -8,10 +8,6 @@ namespace dirload {
 namespace {
 
 using schema_internal::DecodeUtf8;
-using schema_internal::HexValue;
-using schema_internal::IsAsciiAlpha;
-using schema_internal::IsAsciiDigit;
-using schema_internal::IsHexDigit;
 using schema_internal::IsKeyChar;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
@@ -193,8 +189,8 @@ class Parser {
       }
       if (v == '\\') {
         if (pos_ + 2 < text_.size() && IsHexDigit(text_[pos_ + 1]) && IsHexDigit(text_[pos_ + 2])) {
-          parts.back().push_back(
-              static_cast<char>(HexValue(text_[pos_ + 1]) * 16 + HexValue(text_[pos_ + 2])));
+          parts.back().push_back(static_cast<char>(HexDigitValue(text_[pos_ + 1]) * 16 +
+                                                   HexDigitValue(text_[pos_ + 2])));
           pos_ += 3;
           continue;
         }
@@ -233,11 +229,9 @@ class Parser {
 };
 
 void AppendEscaped(std::string_view value, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   auto escape = [&](unsigned char b) {
     out->push_back('\\');
-    out->push_back(kHex[b >> 4]);
-    out->push_back(kHex[b & 0xf]);
+    AppendHexByte(b, out);
   };
   size_t i = 0;
   while (i < value.size()) {

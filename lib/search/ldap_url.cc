@@ -1,7 +1,8 @@
 #include "lib/search/ldap_url.h"
 
-#include <cctype>
 #include <vector>
+
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
@@ -9,13 +10,6 @@ namespace {
 Status UrlError(std::string_view url, std::string why) {
   return Status::InvalidArgument("-H " + std::string(url) + ": " + why)
       .WithOrigin(ErrorOrigin::kUsage);
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -28,8 +22,8 @@ Result<std::string> PercentDecode(std::string_view text) {
       out += text[i];
       continue;
     }
-    int hi = i + 1 < text.size() ? HexDigit(text[i + 1]) : -1;
-    int lo = i + 2 < text.size() ? HexDigit(text[i + 2]) : -1;
+    int hi = i + 1 < text.size() ? HexDigitValue(text[i + 1]) : -1;
+    int lo = i + 2 < text.size() ? HexDigitValue(text[i + 2]) : -1;
     if (hi < 0 || lo < 0) {
       return Status::InvalidArgument("bad percent-escape at position " + std::to_string(i));
     }
@@ -43,7 +37,7 @@ Result<ToolUrl> ParseToolUrl(std::string_view url) {
   constexpr std::string_view kScheme = "ldap://";
   if (url.size() < kScheme.size()) return UrlError(url, "not an ldap:// URL");
   for (size_t i = 0; i < kScheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(url[i])) != kScheme[i]) {
+    if (AsciiLower(url[i]) != kScheme[i]) {
       return UrlError(url, "not an ldap:// URL");
     }
   }

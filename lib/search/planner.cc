@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "lib/index/index_keys.h"
-#include "lib/schema/ascii.h"
 #include "lib/search/evaluate.h"
+#include "lib/util/ascii.h"
 
 namespace dirload {
 namespace {
@@ -18,10 +18,7 @@ int ReadOrder(const Filter& f) {
   switch (f.kind) {
     case FilterKind::kEquality:
     case FilterKind::kApprox:
-      return schema_internal::EqualsIgnoreCase(f.attribute, "objectClass") ||
-                     f.attribute == "2.5.4.0"
-                 ? 3
-                 : 0;
+      return EqualsIgnoreCase(f.attribute, "objectClass") || f.attribute == "2.5.4.0" ? 3 : 0;
     case FilterKind::kSubstrings:
       return 1;
     case FilterKind::kAnd:

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "lib/index/index_reader.h"
-#include "lib/schema/ascii.h"
 #include "lib/schema/dn.h"
 #include "lib/search/evaluate.h"
 #include "lib/store/tables.h"
+#include "lib/util/ascii.h"
 #include "lib/util/coding.h"
 
 namespace dirload {
@@ -151,7 +151,6 @@ std::string_view SearchScopeName(SearchScope scope) {
 }
 
 Result<SearchScope> ParseSearchScope(std::string_view name) {
-  using schema_internal::EqualsIgnoreCase;
   if (EqualsIgnoreCase(name, "base")) return SearchScope::kBase;
   if (EqualsIgnoreCase(name, "one") || EqualsIgnoreCase(name, "onelevel")) {
     return SearchScope::kOne;

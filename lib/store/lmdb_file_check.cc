@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "lib/util/damage_signal.h"
+#include "lib/util/file.h"
 
 namespace dirload {
 namespace {
@@ -87,20 +88,6 @@ Status Damaged(const std::string& file, const std::string& why) {
       .WithOrigin(ErrorOrigin::kStorage);
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 extern "C" void OnLmdbAssertion(MDB_env* /*env*/, const char* message) {
   ExitIfDatabaseRegistered(message != nullptr ? message : "LMDB assertion");
 }
@@ -110,8 +97,8 @@ extern "C" void OnLmdbAssertion(MDB_env* /*env*/, const char* message) {
 void ReportLmdbAssertionsAsDamage(MDB_env* env) { mdb_env_set_assert(env, OnLmdbAssertion); }
 
 Status CheckLmdbDataFile(const std::string& file) {
-  Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     if (errno == ENOENT) return Status::Ok();  // a new database
     return Status::IoError(file + ": " + std::strerror(errno)).WithOrigin(ErrorOrigin::kStorage);
   }

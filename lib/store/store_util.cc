@@ -1,9 +1,7 @@
 #include "lib/store/store_util.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +9,8 @@
 #include <memory>
 
 #include "lib/store/store.h"
+#include "lib/util/ascii.h"
+#include "lib/util/file.h"
 
 namespace dirload::store_internal {
 namespace {
@@ -26,21 +26,6 @@ struct DirCloser {
 };
 using DirHandle = std::unique_ptr<DIR, DirCloser>;
 
-// An open file descriptor, closed on destruction.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 std::string DescribeKey(std::string_view key) {
@@ -52,12 +37,8 @@ std::string DescribeKey(std::string_view key) {
   if (printable) {
     out = "'" + std::string(shown) + "'";
   } else {
-    static constexpr char kHex[] = "0123456789abcdef";
     out = "0x";
-    for (unsigned char c : shown) {
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
+    out += HexEncode(shown);
   }
   if (shown.size() < key.size()) out += "...";
   return out;
@@ -145,10 +126,7 @@ Result<std::vector<std::string>> ListFilesWithSuffix(std::string_view engine,
 }
 
 Status SyncDirectory(std::string_view engine, const std::string& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) return Status::IoError(Errno(engine, "open", dir, errno));
-  if (::fsync(fd.get()) != 0) return Status::IoError(Errno(engine, "fsync", dir, errno));
-  return Status::Ok();
+  return ::dirload::SyncDirectory(dir).WithPrefix(std::string(engine) + ": ");
 }
 
 }  // namespace dirload::store_internal

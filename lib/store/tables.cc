@@ -1,13 +1,13 @@
 #include "lib/store/tables.h"
 
+#include "lib/util/ascii.h"
+
 namespace dirload {
 
 std::string IndexTableName(std::string_view attribute) {
   std::string name(kIndexTablePrefix);
   name.reserve(name.size() + attribute.size());
-  for (char c : attribute) {
-    name.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
-  }
+  for (char c : attribute) name.push_back(AsciiLower(c));
   return name;
 }
 

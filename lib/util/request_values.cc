@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "lib/util/ascii.h"
+
 namespace dirload {
 
 Result<std::vector<std::string>> ReadRequestValues(const std::string& path) {
@@ -23,12 +25,10 @@ std::string FillFilterTemplate(std::string_view filter_template, std::string_vie
   if (raw) {
     escaped = value;
   } else {
-    static const char kHex[] = "0123456789abcdef";
     for (unsigned char c : value) {
       if (c == '*' || c == '(' || c == ')' || c == '\\' || c == 0) {
         escaped += '\\';
-        escaped += kHex[c >> 4];
-        escaped += kHex[c & 15];
+        AppendHexByte(c, &escaped);
       } else {
         escaped += static_cast<char>(c);
       }

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/util/ascii.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
 #include "tests/support/hex.h"
@@ -230,9 +231,9 @@ TEST_CASE("certificate oracle: id2e, index and slapcat as slapadd writes them") 
       y = MaskId2ePadding(y, &theirs_dirty);
       CHECK(mine_dirty == 0);
       // The normalised form is really there, as slapd writes it.
-      CHECK(y.find(Hex("{ serialNumber '1'H, issuer rdnSequence:\"cn=test ca,o=example org,"
-                       "c=us\" }")) != std::string::npos);
-      CHECK(y.find(Hex("rdnSequence:\"cn=\\C3\\BCn\\C3\\AFcode \\C3\\A9\" }")) !=
+      CHECK(y.find(HexEncode("{ serialNumber '1'H, issuer rdnSequence:\"cn=test ca,o=example org,"
+                             "c=us\" }")) != std::string::npos);
+      CHECK(y.find(HexEncode("rdnSequence:\"cn=\\C3\\BCn\\C3\\AFcode \\C3\\A9\" }")) !=
             std::string::npos);
     }
     CHECK(FirstDifference(x, y) == "");

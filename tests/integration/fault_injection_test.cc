@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/util/ascii.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/integration/ldif_compare.h"
 #include "tests/support/child_process.h"
@@ -86,15 +87,8 @@ std::string AppendLdif() {
   return s;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
-
 bool Contains(const std::string& text, const std::string& needle) {
-  return Lower(text).find(Lower(needle)) != std::string::npos;
+  return AsciiLowerCopy(text).find(AsciiLowerCopy(needle)) != std::string::npos;
 }
 
 size_t CountEntries(const std::string& ldif) {

@@ -7,6 +7,7 @@
 
 #include "ldif/byte_source.h"
 #include "ldif/reader.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::testing {
 namespace {
@@ -26,14 +27,6 @@ LdifFile ReadAll(std::unique_ptr<ldif::ByteSource> source) {
   }
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // The attributes slapadd adds itself; the corpus's expected output omits them.
 bool IsOperational(std::string_view description) {
   static constexpr std::string_view kOperational[] = {"entryuuid",
@@ -47,7 +40,7 @@ bool IsOperational(std::string_view description) {
                                                       "hassubordinates",
                                                       "subschemasubentry",
                                                       "entrydn"};
-  std::string type = Lower(description.substr(0, description.find(';')));
+  std::string type = AsciiLowerCopy(description.substr(0, description.find(';')));
   return std::find(std::begin(kOperational), std::end(kOperational), type) !=
          std::end(kOperational);
 }
@@ -59,7 +52,8 @@ std::vector<Line> Lines(const ldif::Record& r, const CompareOptions& o) {
   for (size_t i = 0; i < r.size(); ++i) {
     ldif::AttributeView a = r.attribute(i);
     if (o.drop_operational && IsOperational(a.description)) continue;
-    std::string d = o.ignore_description_case ? Lower(a.description) : std::string(a.description);
+    std::string d =
+        o.ignore_description_case ? AsciiLowerCopy(a.description) : std::string(a.description);
     out.emplace_back(std::move(d), std::string(a.value));
   }
   return out;
@@ -73,7 +67,7 @@ std::vector<Line> Grouped(const std::vector<Line>& lines) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (taken[i]) continue;
     for (size_t j = i; j < lines.size(); ++j) {
-      if (!taken[j] && Lower(lines[j].first) == Lower(lines[i].first)) {
+      if (!taken[j] && AsciiLowerCopy(lines[j].first) == AsciiLowerCopy(lines[i].first)) {
         out.push_back(lines[j]);
         taken[j] = true;
       }
@@ -89,7 +83,7 @@ std::string SortedOptions(const std::string& description) {
   size_t start = 0;
   for (;;) {
     size_t semi = description.find(';', start);
-    parts.push_back(Lower(description.substr(start, semi - start)));
+    parts.push_back(AsciiLowerCopy(description.substr(start, semi - start)));
     if (semi == std::string::npos) break;
     start = semi + 1;
   }
@@ -117,7 +111,7 @@ std::string LooseDn(std::string_view dn) {
     }
     out.push_back(dn[i]);
   }
-  return Lower(out);
+  return AsciiLowerCopy(out);
 }
 
 std::string CompareEntry(size_t index, const ldif::Record& got, const ldif::Record& want,

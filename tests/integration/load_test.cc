@@ -15,6 +15,7 @@
 
 #include "bench/ldif_generator.h"
 #include "ldif/writer.h"
+#include "lib/util/ascii.h"
 #include "tests/integration/dirload_process.h"
 #include "tests/integration/ldif_compare.h"
 #include "tests/support/mini_json.h"
@@ -42,21 +43,14 @@ void Generate(const std::string& path, uint64_t entries, bool gzip = false) {
   REQUIRE_MESSAGE(s.ok(), s.message());
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
-
 bool ContainsNoCase(const std::string& haystack, const std::string& needle) {
-  return Lower(haystack).find(Lower(needle)) != std::string::npos;
+  return AsciiLowerCopy(haystack).find(AsciiLowerCopy(needle)) != std::string::npos;
 }
 
 // `word` appears in `text` (ignoring case) with no letter, digit or '-' on
 // either side: "sn" in "attribute 'sn' is required" but not in "snake".
 bool ContainsWord(const std::string& text, const std::string& word) {
-  std::string t = Lower(text), w = Lower(word);
+  std::string t = AsciiLowerCopy(text), w = AsciiLowerCopy(word);
   auto is_word_char = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
   };

@@ -6,28 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "lib/util/ascii.h"
+
 namespace dirload::testing {
 
 // Two lower-case hex digits per byte.
-inline std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 0xf]);
-  }
-  return out;
-}
-
-// The value of one hex digit of either case; -1 for any other character.
-inline int HexDigitValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+inline std::string Hex(std::string_view bytes) { return HexEncode(bytes); }
 
 // The bytes a hex string spells. The strings are the tests' own constants,
 // so they are trusted: a trailing odd digit is dropped.

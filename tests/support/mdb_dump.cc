@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "lib/util/ascii.h"
 #include "tests/support/child_process.h"
 #include "tests/support/hex.h"
 #include "tests/support/openldap.h"

@@ -7,6 +7,7 @@
 #include "lib/schema/normalize.h"
 #include "lib/schema/object_class.h"
 #include "lib/schema/schema.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::mdb {
 namespace {
@@ -64,13 +65,6 @@ constexpr std::array<ClassFlags, 12> kSlapdClasses = {{
     {"1.3.6.1.4.1.4203.666.3.6", kOcSyncProviderSubentry | kOcOperational | kOcHide},
 }};
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 bool SlapdRuleHasNormalizer(const MatchingRule& rule) {
@@ -95,7 +89,7 @@ Status MdbNormalizedValue(const Schema& schema, const AttributeType& type, std::
     std::string raw;
     int hi = -1;
     for (char c : *out) {
-      int d = HexDigit(c);
+      int d = HexDigitValue(c);
       if (d < 0) continue;  // the dashes
       if (hi < 0) {
         hi = d;

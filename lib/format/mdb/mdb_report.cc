@@ -5,29 +5,13 @@
 #include <memory>
 
 #include "lib/format/mdb/mdb_reader.h"
+#include "lib/util/ascii.h"
+#include "lib/util/json.h"
 
 namespace dirload::mdb {
 namespace {
 
 std::string U64(uint64_t v) { return std::to_string(v); }
-
-std::string Json(std::string_view s) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  return out + "\"";
-}
 
 // Keeps the `kMdbReportLongest` longest lists seen, longest first (earlier
 // keys first among equals).
@@ -79,15 +63,7 @@ Status IndexFigures(MdbTxn* txn, MdbDb db, MdbIndexReport* r) {
 
 }  // namespace
 
-std::string MdbKeyHex(std::string_view key) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : key) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+std::string MdbKeyHex(std::string_view key) { return HexEncode(key); }
 
 std::string MdbIdListText(const MdbIdList& list) {
   return list.range ? U64(list.lo) + ".." + U64(list.hi) : U64(list.ids);
@@ -135,14 +111,14 @@ Result<MdbDatabaseReport> BuildMdbReport(const std::string& dir) {
 }
 
 std::string MdbReportToJson(const MdbDatabaseReport& r) {
-  std::string out = "{\"format\": \"mdb\", \"path\": " + Json(r.path) +
+  std::string out = "{\"format\": \"mdb\", \"path\": " + JsonString(r.path) +
                     ", \"file_bytes\": " + U64(r.file_bytes) + ", \"entries\": " + U64(r.entries) +
                     ", \"max_id\": " + U64(r.max_id) +
                     ", \"descriptions\": " + U64(r.descriptions) + ", \"tables\": [";
   for (size_t i = 0; i < r.subdbs.size(); ++i) {
     const MdbSubDbReport& s = r.subdbs[i];
     if (i > 0) out += ", ";
-    out += "{\"name\": " + Json(s.name) + ", \"entries\": " + U64(s.stat.entries) +
+    out += "{\"name\": " + JsonString(s.name) + ", \"entries\": " + U64(s.stat.entries) +
            ", \"keys\": " + U64(s.keys) + ", \"depth\": " + U64(s.stat.depth) +
            ", \"branch_pages\": " + U64(s.stat.branch_pages) +
            ", \"leaf_pages\": " + U64(s.stat.leaf_pages) +
@@ -153,13 +129,13 @@ std::string MdbReportToJson(const MdbDatabaseReport& r) {
   for (size_t i = 0; i < r.indexes.size(); ++i) {
     const MdbIndexReport& ix = r.indexes[i];
     if (i > 0) out += ", ";
-    out += "{\"name\": " + Json(ix.name) + ", \"keys\": " + U64(ix.keys) +
+    out += "{\"name\": " + JsonString(ix.name) + ", \"keys\": " + U64(ix.keys) +
            ", \"pairs\": " + U64(ix.pairs) + ", \"ids\": " + U64(ix.ids) +
            ", \"ranges\": " + U64(ix.ranges) + ", \"longest\": [";
     for (size_t j = 0; j < ix.longest.size(); ++j) {
       const MdbIdList& l = ix.longest[j];
       if (j > 0) out += ", ";
-      out += "{\"key\": " + Json(MdbKeyHex(l.key)) + ", \"ids\": " + U64(l.ids);
+      out += "{\"key\": " + JsonString(MdbKeyHex(l.key)) + ", \"ids\": " + U64(l.ids);
       if (l.range) out += ", \"range\": [" + U64(l.lo) + ", " + U64(l.hi) + "]";
       out += "}";
     }

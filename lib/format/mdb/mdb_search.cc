@@ -9,27 +9,17 @@
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/idl/id_list.h"
-#include "lib/schema/ascii.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/normalize.h"
 #include "lib/search/evaluate.h"
 #include "lib/search/planner.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::mdb {
 namespace {
 
 constexpr std::string_view kObjectClassOid = "2.5.4.0";
 constexpr std::string_view kCsnMatchOid = "1.3.6.1.4.1.4203.666.11.2.2";
-
-std::string KeyHex(std::string_view key) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : key) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
 // Candidates from back-mdb's index databases.
 class MdbPlanner {
@@ -224,7 +214,7 @@ class MdbPlanner {
             return Candidates::All();
           }
           key = std::move(*k);
-          plan->how = "index " + name + " eq:" + KeyHex(key);
+          plan->how = "index " + name + " eq:" + HexEncode(key);
         }
         DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(*spec, key, plan));
         return Candidates::Of(std::move(ids));

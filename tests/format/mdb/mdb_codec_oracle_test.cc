@@ -21,6 +21,8 @@
 #include "lib/schema/normalize.h"
 #include "lib/schema/schema.h"
 #include "lib/schema/syntax.h"
+#include "lib/util/ascii.h"
+#include "tests/support/child_process.h"
 #include "tests/support/hex.h"
 #include "tests/support/openldap.h"
 #include "tests/support/slapd_conf.h"
@@ -39,10 +41,8 @@ std::string Show(std::string_view s) {
     if (c >= 0x20 && c < 0x7f) {
       out.push_back(static_cast<char>(c));
     } else {
-      static const char* kDigits = "0123456789abcdef";
       out += "\\x";
-      out.push_back(kDigits[c >> 4]);
-      out.push_back(kDigits[c & 15]);
+      AppendHexByte(c, &out);
     }
   }
   return out;
@@ -236,8 +236,8 @@ TEST_CASE("mdb oracle: slapadd's database decodes and re-encodes byte for byte")
                      CHECK(again->size() == v.size());
                      CHECK(used + 8 > v.size());
                      CHECK_MESSAGE(again->substr(0, used) == v.substr(0, used),
-                                   "id " << id << ": re-encoded " << Hex(*again)
-                                         << "\nslapadd       " << Hex(v));
+                                   "id " << id << ": re-encoded " << HexEncode(*again)
+                                         << "\nslapadd       " << HexEncode(v));
                      for (const MdbAttribute& a : e->attributes) {
                        CHECK(!a.multival);
                        CHECK(ads.count(a.adx) == 1);
@@ -367,16 +367,17 @@ TEST_CASE("mdb oracle: slapadd's database decodes and re-encodes byte for byte")
       auto it = got.find(k);
       if (it == got.end()) {
         if (++missing <= 5)
-          MESSAGE(ix.name << ": key " << Hex(k) << " (" << Show(origin[k])
+          MESSAGE(ix.name << ": key " << HexEncode(k) << " (" << Show(origin[k])
                           << ") not in slapadd's index");
       } else if (it->second != ids) {
         if (++differ <= 5)
-          MESSAGE(ix.name << ": key " << Hex(k) << " (" << Show(origin[k]) << ") has other IDs");
+          MESSAGE(ix.name << ": key " << HexEncode(k) << " (" << Show(origin[k])
+                          << ") has other IDs");
       }
     }
     for (const auto& [k, ids] : got) {
       if (!want.count(k) && ++extra <= 5) {
-        MESSAGE(ix.name << ": slapadd key " << Hex(k) << " not produced");
+        MESSAGE(ix.name << ": slapadd key " << HexEncode(k) << " not produced");
       }
     }
     CHECK_MESSAGE(missing == 0, ix.name);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "lib/util/ascii.h"
 #include "tests/support/hex.h"
 
 namespace dirload::mdb {
@@ -27,7 +28,7 @@ TEST_CASE("mdb entry: byte layout of a small entry") {
   // header: nattrs 2, nvals (2+1)+(1+1)*2=7, ocflags 0x100, offset 4+4=8 words
   // table: 1, 2, 3, 8, 2, 0x80000001, 2, 2
   // data: "top\0dcObject\0Ex\0ex\0" = 19 bytes; 16+32+19 = 67 -> 72
-  CHECK(Hex(*bytes) ==
+  CHECK(HexEncode(*bytes) ==
         "02000000070000000001000008000000"
         "0100000002000000030000000800000002000000010000800200000002000000"
         "746f7000"
@@ -65,7 +66,7 @@ TEST_CASE("mdb entry: flags, empty values, multival and the empty entry round tr
   MdbEntry empty;
   auto eb = EncodeMdbEntry(empty);
   REQUIRE(eb.ok());
-  CHECK(Hex(*eb) == "00000000000000000000000000000000");
+  CHECK(HexEncode(*eb) == "00000000000000000000000000000000");
   CHECK(DecodeMdbEntry(*eb)->attributes.empty());
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/schema/schema.h"
+#include "lib/util/ascii.h"
 #include "tests/support/hex.h"
 
 namespace dirload::mdb {
@@ -23,27 +24,27 @@ TEST_CASE("index keys: uid equality and substring hashes match slapadd") {
   std::vector<std::string> keys;
   MdbEqualityKeys(o, "uid", kDirectoryString, "2.5.13.2", values, &keys);
   REQUIRE(keys.size() == 1);
-  CHECK(Hex(keys[0]) == "4ce5bafb");
+  CHECK(HexEncode(keys[0]) == "4ce5bafb");
   keys.clear();
   MdbSubstringKeys(o, "uid", kDirectoryString, "2.5.13.4", values, &keys);
   REQUIRE(keys.size() == 2);  // too short for "any"; initial and final of length 2
-  CHECK(Hex(keys[0]) == "16f51f83");
-  CHECK(Hex(keys[1]) == "e462c5b8");
-  CHECK(Hex(MdbPresenceKey()) == "00000000");
+  CHECK(HexEncode(keys[0]) == "16f51f83");
+  CHECK(HexEncode(keys[1]) == "e462c5b8");
+  CHECK(HexEncode(MdbPresenceKey()) == "00000000");
 }
 
 TEST_CASE("index keys: FNV-1 and FNV-1a reference values") {
   MdbKeyOptions o32;
   // FNV-1 32 of the empty string is the offset basis; of "a" is 0x050c5d7e.
-  CHECK(Hex(MdbKeyHasher(o32, "", 0, "", "").Key("")) == "c59d1c81");
-  CHECK(Hex(MdbKeyHasher(o32, "", 0, "", "").Key("a")) == "7e5d0c05");
+  CHECK(HexEncode(MdbKeyHasher(o32, "", 0, "", "").Key("")) == "c59d1c81");
+  CHECK(HexEncode(MdbKeyHasher(o32, "", 0, "", "").Key("a")) == "7e5d0c05");
   // The parts are simply concatenated.
   CHECK(MdbKeyHasher(o32, "ab", '^', "cd", "ef").Key("gh") ==
         MdbKeyHasher(o32, "", 0, "", "").Key("ab^cdefgh"));
   MdbKeyOptions o64;
   o64.hash64 = true;
   // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c.
-  CHECK(Hex(MdbKeyHasher(o64, "", 0, "", "").Key("a")) == "8cec01864cdc63af");
+  CHECK(HexEncode(MdbKeyHasher(o64, "", 0, "", "").Key("a")) == "8cec01864cdc63af");
   CHECK(MdbKeyHasher(o64, "x", 0, "y", "z").Key("v").size() == 8);
   CHECK(MdbPresenceKey().size() == 4);
 }
@@ -78,7 +79,7 @@ TEST_CASE("index keys: substring fragments and their counts") {
 
 TEST_CASE("index keys: integers in index_intlen bytes, sign bit inverted") {
   MdbKeyOptions o;
-  auto key = [&](std::string_view v) { return Hex(*MdbIntegerKey(o, v)); };
+  auto key = [&](std::string_view v) { return HexEncode(*MdbIntegerKey(o, v)); };
   CHECK(key("1001") == "800003e9");
   CHECK(key("0") == "80000000");
   CHECK(key("1") == "80000001");
@@ -126,7 +127,7 @@ TEST_CASE("index keys: integers in index_intlen bytes, sign bit inverted") {
 TEST_CASE("index keys: generalizedTime and CSN ordered keys match slapadd") {
   auto key = [](std::string_view v) {
     auto k = MdbTimeKey(v);
-    return k ? Hex(std::string_view(k->data(), k->size())) : std::string("none");
+    return k ? HexEncode(std::string_view(k->data(), k->size())) : std::string("none");
   };
   CHECK(key("19700101000000Z") == "4e79747c00");
   CHECK(key("20240101000000Z") == "4edf067c80");
@@ -182,8 +183,8 @@ TEST_CASE("index keys: uniqueMember keys leave out a bit string UID") {
   // The keys slapadd 2.5.13 stored for cn=A,dc=example,dc=com#'0101'B and
   // cn=b,dc=example,dc=com.
   MdbKeyHasher h(MdbKeyOptions{}, "uniqueMember", 0, "1.3.6.1.4.1.1466.115.121.1.34", "2.5.13.23");
-  CHECK(Hex(h.Key(MdbUniqueMemberKeyPart("cn=a,dc=example,dc=com#'0101'B"))) == "1690063d");
-  CHECK(Hex(h.Key(MdbUniqueMemberKeyPart("cn=b,dc=example,dc=com"))) == "054e0964");
+  CHECK(HexEncode(h.Key(MdbUniqueMemberKeyPart("cn=a,dc=example,dc=com#'0101'B"))) == "1690063d");
+  CHECK(HexEncode(h.Key(MdbUniqueMemberKeyPart("cn=b,dc=example,dc=com"))) == "054e0964");
 }
 
 // entryUUID keys are ordinary equality hashes of the 16 raw bytes slapd
@@ -191,9 +192,9 @@ TEST_CASE("index keys: uniqueMember keys leave out a bit string UID") {
 TEST_CASE("index keys: entryUUID equality hashes the raw UUID") {
   MdbKeyHasher h(MdbKeyOptions{}, "entryUUID", 0, "1.3.6.1.1.16.1", "1.3.6.1.1.16.2");
   // 0a1b2c3d-4e5f-1071-8899-aabbccddeeff and 11111111-2222-3333-4444-555555555555
-  CHECK(Hex(h.Key("\x0a\x1b\x2c\x3d\x4e\x5f\x10\x71\x88\x99\xaa\xbb\xcc\xdd\xee\xff")) ==
+  CHECK(HexEncode(h.Key("\x0a\x1b\x2c\x3d\x4e\x5f\x10\x71\x88\x99\xaa\xbb\xcc\xdd\xee\xff")) ==
         "79f069c6");
-  CHECK(Hex(h.Key("\x11\x11\x11\x11\x22\x22\x33\x33\x44\x44\x55\x55\x55\x55\x55\x55")) ==
+  CHECK(HexEncode(h.Key("\x11\x11\x11\x11\x22\x22\x33\x33\x44\x44\x55\x55\x55\x55\x55\x55")) ==
         "39655c1b");
 }
 
@@ -219,7 +220,7 @@ TEST_CASE("index keys: ID lists turn into ranges past 65535 IDs") {
   CHECK(MdbIdListDuplicates(ids) == ids);
   ids.push_back(ids.back() + 1);
   CHECK(MdbIdListDuplicates(ids) == std::vector<uint64_t>{0, 2, ids.back()});
-  CHECK(Hex(MdbIdBytes(0x0102)) == "0201000000000000");
+  CHECK(HexEncode(MdbIdBytes(0x0102)) == "0201000000000000");
 }
 
 }  // namespace

@@ -22,6 +22,8 @@
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
+#include "lib/util/ascii.h"
+#include "tests/support/child_process.h"
 #include "tests/support/hex.h"
 #include "tests/support/openldap.h"
 #include "tests/support/slapd_conf.h"
@@ -225,7 +227,7 @@ TEST_CASE("mdb indexer oracle: time, CSN, UUID and uniqueMember keys equal slapa
           keys.clear();
           indexer->AddKeys(views, &keys);
           for (size_t k = 0; k < keys.size(); ++k) {
-            const std::string h = Hex(keys[k]);
+            const std::string h = HexEncode(keys[k]);
             want[h].insert(id);
             origin.emplace(h, attrs[j].first + ": " + attrs[j].second);
           }
