@@ -84,8 +84,9 @@ class Database {
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) {
     return reader_->ForEachEntry(selection, callback);
   }
-  // An exact search (lib/format/format.h). An empty base is the suffix's
-  // caller's to choose: pass suffix() for slapcat's reading.
+  // An exact search (lib/format/format.h). An empty base is the root above
+  // the database, as in lib/search/search.h; a caller that means the suffix
+  // (as slapcat reads an empty base) passes suffix().
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) {
     return reader_->Search(std::move(request), callback);
   }
