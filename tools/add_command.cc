@@ -102,9 +102,7 @@ int RunAdd(AddArgs a) {
   job.verbose = a.db.verbose;
   job.collect_stats = !a.stats_file.empty();
   job.notice = PrintNotice;
-  OpenOptions options;
-  options.database = ToDatabaseOptions(a.db);
-  options.access = a.dry_run ? Access::kDryRun : Access::kLoad;
+  OpenOptions options = ToOpenOptions(a.db, a.dry_run ? Access::kDryRun : Access::kLoad);
   options.format = a.format;
   Result<std::unique_ptr<Database>> db = Database::Open(options);
   if (!db.ok()) return ReportError(db.status());

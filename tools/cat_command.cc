@@ -49,9 +49,8 @@ Result<std::optional<EntrySelection>> Selection(const CatArgs& a) {
 }
 
 Status Cat(const CatArgs& a, uint64_t* count) {
-  OpenOptions options;
-  options.database = ToDatabaseOptions(a.db);
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(options));
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
+                           Database::Open(ToOpenOptions(a.db, Access::kRead)));
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntrySelection> selection, Selection(a));
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                            ldif::OpenByteSink(a.output, a.gzip));

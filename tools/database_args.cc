@@ -70,6 +70,13 @@ DatabaseOptions ToDatabaseOptions(const DatabaseArgs& a) {
   return o;
 }
 
+OpenOptions ToOpenOptions(const DatabaseArgs& a, Access access) {
+  OpenOptions o;
+  o.database = ToDatabaseOptions(a);
+  o.access = access;
+  return o;
+}
+
 Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
   return dirload::ResolveDatabase(ToDatabaseOptions(a), creating);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/db/database.h"
 #include "lib/pipeline/database_config.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/util/status.h"
@@ -56,6 +57,8 @@ void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* args, bool engine_options,
 
 // The options as lib/ takes them.
 DatabaseOptions ToDatabaseOptions(const DatabaseArgs& args);
+// What Database::Open takes to open the database for `access`.
+OpenOptions ToOpenOptions(const DatabaseArgs& args, Access access);
 
 // Prints the warnings, and with `verbose` the notes, to stderr.
 void PrintNotes(const ResolvedDatabase& db, bool verbose);

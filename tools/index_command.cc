@@ -55,10 +55,8 @@ int RunIndex(IndexArgs a) {
   request.all = a.all;
   request.verbose = a.db.verbose;
   request.notice = PrintNotice;
-  OpenOptions options;
-  options.database = ToDatabaseOptions(a.db);
-  options.access = a.check_only ? Access::kIndexCheck : Access::kIndex;
-  Result<std::unique_ptr<Database>> db = Database::Open(options);
+  Result<std::unique_ptr<Database>> db =
+      Database::Open(ToOpenOptions(a.db, a.check_only ? Access::kIndexCheck : Access::kIndex));
   if (!db.ok()) return ReportError(db.status());
   PrintNotes((*db)->config(), a.db.verbose);
   Result<IndexPlan> plan = (*db)->PlanIndexes(request);

@@ -60,9 +60,8 @@ bool ReadAll(int fd, void* data, size_t size) {
 // A database opened for searching, with the indexes it may use sorted out
 // already, so that no request pays for that.
 Result<std::unique_ptr<Database>> OpenForSearch(const DatabaseArgs& args) {
-  OpenOptions options;
-  options.database = ToDatabaseOptions(args);
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(options));
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
+                           Database::Open(ToOpenOptions(args, Access::kRead)));
   DIRLOAD_RETURN_IF_ERROR(db->UnusableIndexes().status());
   return db;
 }

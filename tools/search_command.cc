@@ -107,9 +107,7 @@ int RunSearch(SearchArgs a) {
   // With a configuration of several databases, the base picks the one searched.
   if (a.base_option->count() > 0) a.db.select_dn = a.base;
   if (!a.bench.empty()) return RunBench(a);
-  OpenOptions options;
-  options.database = ToDatabaseOptions(a.db);
-  Result<std::unique_ptr<Database>> opened = Database::Open(options);
+  Result<std::unique_ptr<Database>> opened = Database::Open(ToOpenOptions(a.db, Access::kRead));
   if (!opened.ok()) return ReportError(opened.status());
   Database& db = **opened;
   Result<std::vector<std::string>> stale = db.UnusableIndexes();

@@ -40,10 +40,7 @@ Status WriteText(const std::string& text, const std::string& path) {
 }
 
 int RunStat(const StatArgs& a) {
-  OpenOptions options;
-  options.database = ToDatabaseOptions(a.db);
-  options.access = Access::kReport;
-  Result<std::unique_ptr<Database>> db = Database::Open(options);
+  Result<std::unique_ptr<Database>> db = Database::Open(ToOpenOptions(a.db, Access::kReport));
   if (!db.ok()) return ReportError(db.status());
   PrintNotes((*db)->config(), a.db.verbose);
   Result<FormatReport> report = (*db)->Report();

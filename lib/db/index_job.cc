@@ -9,6 +9,7 @@
 #include "lib/pipeline/pending_work.h"
 #include "lib/pipeline/recovery.h"
 #include "lib/pipeline/write_guard.h"
+#include "lib/util/text_table.h"
 
 namespace dirload {
 
@@ -26,12 +27,6 @@ struct IndexPlan::State {
 };
 
 namespace {
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 void Say(const IndexRequest& r, const std::string& line) {
   if (r.notice) r.notice(line);
@@ -51,16 +46,17 @@ Result<IndexPlan> PlanMdb(Database* db, const IndexRequest& request) {
     Say(request,
         "note: slapd's back-mdb format records no index state: --check cannot tell a stale "
         "index from a current one (run 'dirload index' after changing index lines)");
-    if (!p.missing.empty()) Say(request, "configured but never built: " + JoinNames(p.missing));
+    if (!p.missing.empty())
+      Say(request, "configured but never built: " + JoinWithCommas(p.missing));
     if (!p.unconfigured.empty()) {
-      Say(request, "index databases no longer configured: " + JoinNames(p.unconfigured));
+      Say(request, "index databases no longer configured: " + JoinWithCommas(p.unconfigured));
     }
     plan.current = p.missing.empty() && p.unconfigured.empty();
     return plan;
   }
   if (request.attributes.empty() && !request.all && !p.unconfigured.empty()) {
     Say(request, "note: index databases of attributes no longer configured are kept: " +
-                     JoinNames(p.unconfigured) + " (--all, or naming them, drops them)");
+                     JoinWithCommas(p.unconfigured) + " (--all, or naming them, drops them)");
   }
   if (p.rebuild.empty() && p.drop.empty()) {
     Say(request, "no index is configured for " + db->dir() + ": nothing to build");
@@ -75,7 +71,8 @@ Result<IndexPlan> PlanMdb(Database* db, const IndexRequest& request) {
   plan.if_failed =
       "the rebuild stopped: these indexes may be incomplete and slapd would miss entries in "
       "searches using them: " +
-      JoinNames(names) + "; run 'dirload index' again, or 'dirload recover', which finishes it";
+      JoinWithCommas(names) +
+      "; run 'dirload index' again, or 'dirload recover', which finishes it";
   return plan;
 }
 

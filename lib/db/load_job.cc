@@ -7,6 +7,7 @@
 #include "lib/pipeline/mdb_rebuild.h"
 #include "lib/pipeline/mdb_staged_load.h"
 #include "lib/pipeline/write_guard.h"
+#include "lib/util/text_table.h"
 
 namespace dirload {
 
@@ -187,11 +188,8 @@ class MdbLoad final : public LoadJob::Target {
       Result<MdbIndexPlan> existing =
           PlanMdbIndexRebuild(db.dir, *s_.schema, s_.index_config, {}, false);
       if (existing.ok() && !existing->unconfigured.empty()) {
-        std::string names;
-        for (const std::string& n : existing->unconfigured) {
-          names += (names.empty() ? "" : ", ") + n;
-        }
-        return Status::InvalidArgument(db.dir + " has indexes (" + names +
+        return Status::InvalidArgument(db.dir + " has indexes (" +
+                                       JoinWithCommas(existing->unconfigured) +
                                        ") but no index configuration was given: give the "
                                        "configuration (-f, -F or --index) so that the appended "
                                        "entries are indexed, or --no-index")
@@ -233,11 +231,7 @@ class MdbLoad final : public LoadJob::Target {
   Status Commit(RunStats* stats) override {
     PhaseClock clock;
     DIRLOAD_RETURN_IF_ERROR(staged_->Install());
-    PhaseStats p;
-    p.name = "install";
-    p.wall_seconds = clock.wall_seconds();
-    p.cpu_seconds = clock.cpu_seconds();
-    stats->phases.push_back(std::move(p));
+    stats->phases.push_back(TimedPhase("install", clock));
     stats->backend = "mdb";
     return Status::Ok();
   }
@@ -327,10 +321,7 @@ Result<LoadSummary> LoadJob::RunPhases() {
   }();
   if (!summary.ok()) return summary;
   DIRLOAD_RETURN_IF_ERROR(target_->AfterPhase1());
-  PhaseStats p;
-  p.name = "load";
-  p.wall_seconds = clock.wall_seconds();
-  p.cpu_seconds = clock.cpu_seconds();
+  PhaseStats p = TimedPhase("load", clock);
   p.entries = summary->entries_loaded;
   p.bytes = summary->input_bytes;
   p.peak_rss_bytes = PeakRssBytes();

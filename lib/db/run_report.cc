@@ -124,10 +124,7 @@ void AddSettings(Store* store, const IndexRunOptions* index, RunStats* stats) {
 }
 
 PhaseStats IndexPhaseStats(const IndexRunSummary& s, const PhaseClock& clock) {
-  PhaseStats p;
-  p.name = "index";
-  p.wall_seconds = clock.wall_seconds();
-  p.cpu_seconds = clock.cpu_seconds();
+  PhaseStats p = TimedPhase("index", clock);
   p.entries = s.entries;
   p.peak_rss_bytes = PeakRssBytes();
   const BuilderStats& b = s.builder;
@@ -155,10 +152,7 @@ PhaseStats IndexPhaseStats(const IndexRunSummary& s, const PhaseClock& clock) {
 }
 
 PhaseStats MdbIndexPhaseStats(const mdb::MdbIndexStats& built, const PhaseClock& clock) {
-  PhaseStats p;
-  p.name = "index";
-  p.wall_seconds = clock.wall_seconds();
-  p.cpu_seconds = clock.cpu_seconds();
+  PhaseStats p = TimedPhase("index", clock);
   p.entries = built.entries;
   p.peak_rss_bytes = PeakRssBytes();
   p.counters.push_back({"keys", static_cast<double>(built.keys)});

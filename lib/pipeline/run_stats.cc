@@ -18,6 +18,14 @@ double ProcessCpuSeconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+PhaseStats TimedPhase(std::string name, const PhaseClock& clock) {
+  PhaseStats p;
+  p.name = std::move(name);
+  p.wall_seconds = clock.wall_seconds();
+  p.cpu_seconds = clock.cpu_seconds();
+  return p;
+}
+
 uint64_t PeakRssBytes() {
   std::ifstream in("/proc/self/status");
   std::string line;

@@ -39,6 +39,9 @@ struct PhaseStats {
   std::vector<std::pair<std::string, double>> counters;
 };
 
+// A phase named `name` whose wall and CPU time are those of `clock` now.
+PhaseStats TimedPhase(std::string name, const PhaseClock& clock);
+
 struct RunStats {
   std::string command;
   std::string backend;

@@ -43,6 +43,12 @@ std::string HumanBytes(uint64_t bytes) {
   return buf;
 }
 
+std::string JoinWithCommas(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::string FixedPoint(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

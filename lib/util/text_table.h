@@ -16,6 +16,9 @@ std::string TextColumns(const std::vector<std::vector<std::string>>& rows, size_
 // "12.3 MiB"; below 1 KiB as "512 B".
 std::string HumanBytes(uint64_t bytes);
 
+// "a, b, c": names in a message.
+std::string JoinWithCommas(const std::vector<std::string>& names);
+
 // `v` with `decimals` digits after the point.
 std::string FixedPoint(double v, int decimals);
 

@@ -56,11 +56,8 @@ Status NativeReader::ForEachEntry(const EntrySelection* selection, const EntryCa
     req.base = selection->base.value_or(meta_.suffix);
     req.scope = selection->scope;
     req.filter = selection->filter;
-    DIRLOAD_ASSIGN_OR_RETURN(
-        SearchResult result,
-        Search(std::move(req), [&](EntryId, const EntryView& e) { return callback(e); }));
-    (void)result;
-    return Status::Ok();
+    return Search(std::move(req), [&](EntryId, const EntryView& e) { return callback(e); })
+        .status();
   }
   std::unique_ptr<Cursor> cursor = store_->NewCursor(kId2EntryTable);
   EntryView entry;
