@@ -90,7 +90,7 @@ int RunAdd(AddArgs a) {
   if (!index_options.ok()) return ReportError(index_options.status());
   job.index = *index_options;
   job.load.continue_on_error = a.continue_on_error;
-  job.load.quick = a.quick;
+  job.quick = a.quick;
   job.load.threads = a.threads;
   job.load.rootdn = a.rootdn;
   job.load.sid = a.sid;

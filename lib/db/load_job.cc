@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "lib/db/run_report.h"
+#include "lib/format/native/native_sink.h"
+#include "lib/pipeline/dry_run_sink.h"
 #include "lib/pipeline/mdb_rebuild.h"
 #include "lib/pipeline/mdb_staged_load.h"
 #include "lib/pipeline/write_guard.h"
@@ -31,12 +33,10 @@ struct LoadJob::State {
 class LoadJob::Target {
  public:
   virtual ~Target() = default;
-  // The store the loader writes (native) or keeps its state in (slapd's
-  // format, whose entries go to sink()); null for a dry run.
-  virtual Store* loader_store() = 0;
-  virtual EntrySink* sink() { return nullptr; }
-  // Before phase 1: what rides along with it (--one-pass).
-  virtual Status BeforePhase1(LoadOptions*) { return Status::Ok(); }
+  // Where phase 1 puts the entries; ready after BeforePhase1.
+  virtual EntrySink* sink() = 0;
+  // Before phase 1: the sink, and what rides along with it (--one-pass).
+  virtual Status BeforePhase1() { return Status::Ok(); }
   virtual Status AfterPhase1() { return Status::Ok(); }
   virtual void AddPhase1Figures(PhaseStats*) {}
   virtual Status Phase2(RunStats* stats) = 0;
@@ -50,10 +50,13 @@ namespace {
 // add -u: every check, nothing written.
 class DryRun final : public LoadJob::Target {
  public:
-  Store* loader_store() override { return nullptr; }
+  EntrySink* sink() override { return &sink_; }
   Status Phase2(RunStats*) override { return Status::Ok(); }
   Status Commit(RunStats*) override { return Status::Ok(); }
   void RollBack(bool) override {}
+
+ private:
+  DryRunSink sink_;
 };
 
 }  // namespace
@@ -89,23 +92,29 @@ class NativeLoad final : public LoadJob::Target {
     return Status::Ok();
   }
 
-  Store* loader_store() override { return store_.get(); }
+  EntrySink* sink() override { return sink_.get(); }
 
-  Status BeforePhase1(LoadOptions* lo) override {
+  Status BeforePhase1() override {
     const LoadJobOptions& o = s_.options;
-    if (!o.one_pass || !s_.indexing()) return Status::Ok();
-    if (guard_->kind() != WorkKind::kLoad || o.index.method != IndexMethod::kSort) {
-      s_.Notice(
-          "--one-pass applies to a new database and the sort method: phase 2 reads the "
-          "entries back");
-      return Status::Ok();
+    NativeSinkOptions so;
+    so.commit_every = o.quick ? 200000 : 20000;
+    // Phase 2's sort memory is not in use yet.
+    so.dn2id_buffer_bytes = o.index.builder.sort_memory / 4;
+    if (o.one_pass && s_.indexing()) {
+      if (guard_->kind() != WorkKind::kLoad || o.index.method != IndexMethod::kSort) {
+        s_.Notice(
+            "--one-pass applies to a new database and the sort method: phase 2 reads the "
+            "entries back");
+      } else {
+        // Phase 1's held dn2id records and the builder share --sort-memory.
+        IndexRunOptions fed_options = o.index;
+        fed_options.builder.sort_memory -= so.dn2id_buffer_bytes;
+        NativeIndexer indexer(store_.get(), s_.schema, &s_.index_config, o.progress);
+        DIRLOAD_ASSIGN_OR_RETURN(feed_, indexer.BeginFed(fed_options));
+        so.index_feed = feed_.get();
+      }
     }
-    // Phase 1's held dn2id records and the builder share --sort-memory.
-    IndexRunOptions fed_options = o.index;
-    fed_options.builder.sort_memory -= lo->dn2id_buffer_bytes;
-    NativeIndexer indexer(store_.get(), s_.schema, &s_.index_config, o.progress);
-    DIRLOAD_ASSIGN_OR_RETURN(feed_, indexer.BeginFed(fed_options));
-    lo->index_feed = feed_.get();
+    sink_ = std::make_unique<NativeSink>(store_.get(), so);
     return Status::Ok();
   }
 
@@ -148,6 +157,7 @@ class NativeLoad final : public LoadJob::Target {
 
   void RollBack(bool) override {
     const std::string& dir = s_.db->dir();
+    sink_.reset();
     store_.reset();
     if (!guard_.has_value()) return;
     const bool append = guard_->kind() == WorkKind::kAppend;
@@ -167,6 +177,7 @@ class NativeLoad final : public LoadJob::Target {
   std::optional<WriteGuard> guard_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<IndexFeed> feed_;
+  std::unique_ptr<NativeSink> sink_;
 };
 
 // slapd's format: built aside and moved into place (mdb_staged_load.h).
@@ -207,10 +218,9 @@ class MdbLoad final : public LoadJob::Target {
     return Status::Ok();
   }
 
-  Store* loader_store() override { return staged_->scratch(); }
   EntrySink* sink() override { return staged_->sink(); }
 
-  Status BeforePhase1(LoadOptions*) override {
+  Status BeforePhase1() override {
     if (s_.options.one_pass && !s_.options.no_index) {
       s_.Notice("--one-pass applies to dirload's native format only");
     }
@@ -303,10 +313,7 @@ Result<LoadSummary> LoadJob::RunPhases() {
   lo.suffix = db.suffix;
   lo.lastmod = db.lastmod;
   if (lo.rootdn.empty()) lo.rootdn = db.rootdn;
-  // Phase 2's sort memory is not in use yet.
-  lo.dn2id_buffer_bytes = st.options.index.builder.sort_memory / 4;
-  lo.sink = target_->sink();
-  DIRLOAD_RETURN_IF_ERROR(target_->BeforePhase1(&lo));
+  DIRLOAD_RETURN_IF_ERROR(target_->BeforePhase1());
 
   stats_.command = "add";
   stats_.backend = std::string(BackendName(db.backend));
@@ -315,8 +322,7 @@ Result<LoadSummary> LoadJob::RunPhases() {
   // The loader's memory (its name filter, the line of each entry loaded)
   // goes before phase 2 allocates its own.
   Result<LoadSummary> summary = [&] {
-    Loader loader(lo, target_->loader_store(), st.checker.get(), st.options.rejects,
-                  st.options.progress);
+    Loader loader(lo, target_->sink(), st.checker.get(), st.options.rejects, st.options.progress);
     return loader.Run(st.reader.get());
   }();
   if (!summary.ok()) return summary;

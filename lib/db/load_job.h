@@ -31,6 +31,7 @@ struct LoadJobOptions {
   // Phase 1's options; the suffix, lastmod and rootdn come from the
   // configuration (a rootdn given here wins).
   LoadOptions load;
+  bool quick = false;                // -q: fewer, larger transactions (native)
   bool schema_check = true;          // -s turns it off
   bool no_index = false;             // phase 1 only
   bool one_pass = false;             // index keys made during phase 1 (native, new database, sort)

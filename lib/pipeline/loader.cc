@@ -11,37 +11,29 @@
 #include <thread>
 
 #include "ldif/writer.h"
-#include "lib/pipeline/database_meta.h"
-#include "lib/pipeline/entry_record.h"
-#include "lib/store/tables.h"
 #include "lib/util/ascii.h"
-#include "lib/util/coding.h"
 #include "lib/util/key_hash.h"
 
 namespace dirload {
 namespace {
 
-static_assert(kDn2IdMaxPlainKey == kMaxKeySize, "dn2id keys are plain up to the store's limit");
+uint64_t HashDn(std::string_view ndn) { return HashBytes(ndn.data(), ndn.size(), 0); }
 
-Status Dn2IdCorruption(std::string_view key) {
-  return Status::Corruption("dn2id: the record of a key of " + std::to_string(key.size()) +
-                            " bytes is not an ID (and, for a long key, the DN's key)")
-      .WithOrigin(ErrorOrigin::kDatabase);
+// slapd stores the timestamps and CSNs it makes without a normalized copy.
+bool Generated(OperationalAttribute a) {
+  return a == OperationalAttribute::kCreateTimestamp ||
+         a == OperationalAttribute::kModifyTimestamp || a == OperationalAttribute::kEntryCsn;
 }
 
 }  // namespace
 
-Loader::Loader(LoadOptions options, Store* store, const EntryChecker* checker, RejectSink* rejects,
-               ProgressSink* progress)
+Loader::Loader(LoadOptions options, EntrySink* sink, const EntryChecker* checker,
+               RejectSink* rejects, ProgressSink* progress)
     : options_(std::move(options)),
-      store_(store),
+      sink_(sink),
       checker_(checker),
       rejects_(rejects),
-      progress_(progress),
-      held_dn2id_(options_.dn2id_buffer_bytes) {
-  if (options_.quick) options_.commit_every = std::max<uint64_t>(options_.commit_every, 200000);
-  if (options_.commit_every == 0) options_.commit_every = 1;
-}
+      progress_(progress) {}
 
 Status Loader::Begin() {
   Result<std::string> ns = checker_->NormalizeDn(options_.suffix);
@@ -49,26 +41,23 @@ Status Loader::Begin() {
     return Status::InvalidArgument("suffix '" + options_.suffix + "': " + ns.status().message());
   }
   nsuffix_ = *ns;
-  summary_.first_id = next_id_;
   if (options_.sid < 0 || options_.sid > 0xfff) {
     return Status::InvalidArgument("server ID " + std::to_string(options_.sid) +
                                    " is out of range (0 to 4095)")
         .WithOrigin(ErrorOrigin::kUsage);
   }
-  if (store_ == nullptr) return Status::Ok();
-
-  DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(store_, &dictionary_));
-  if (meta.state == DatabaseState::kLoading) return RequireReady(meta, store_->path());
-  if (meta.state == DatabaseState::kReady) {
+  DIRLOAD_ASSIGN_OR_RETURN(EntrySink::Start stored, sink_->Stored());
+  if (!stored.suffix.empty()) {
     // Appending, as slapadd does to an existing database: same suffix, new IDs after the last.
-    Result<std::string> old = checker_->NormalizeDn(meta.suffix);
+    Result<std::string> old = checker_->NormalizeDn(stored.suffix);
     if (!old.ok() || *old != nsuffix_) {
-      return Status::InvalidArgument(store_->path() + ": the database holds suffix '" +
-                                     meta.suffix + "', not '" + options_.suffix + "'");
+      return Status::InvalidArgument(stored.where + ": the database holds suffix '" +
+                                     stored.suffix + "', not '" + options_.suffix + "'");
     }
-    next_id_ = meta.next_id;
-    entries_before_ = meta.entries;
   }
+  next_id_ = stored.next_id;
+  entries_before_ = stored.entries;
+  summary_.first_id = next_id_;
   if (options_.lastmod) {
     OperationalAttributes::Options oo;
     oo.rootdn = options_.rootdn;
@@ -76,92 +65,19 @@ Status Loader::Begin() {
     oo.clock = options_.clock;
     oo.seed = options_.uuid_seed;
     operational_ = std::make_unique<OperationalAttributes>(std::move(oo));
-    // The workers have not started: no lock needed yet.
-    for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
-      operational_ids_[i] = dictionary_.Intern(kOperationalAttributeNames[i]);
-    }
   }
-  dictionary_saved_ = dictionary_.size();
-  summary_.first_id = next_id_;
   if (entries_before_ == 0) {
     filter_added_ = true;
     added_dns_ = BloomFilter(kAddedFilterBytes);
   }
-  meta.state = DatabaseState::kLoading;
-  meta.suffix = options_.suffix;
-  meta.next_id = next_id_;
-  meta.entries = entries_before_;
-  DIRLOAD_RETURN_IF_ERROR(WriteMeta(store_, meta));
-  // The loading mark is committed before any entry: whatever a crash leaves
-  // says it is incomplete. No sync: the engine writes commits in order, and
-  // one sync at the end is what makes the load durable (as slapadd -q does).
-  return store_->Commit();
-}
-
-// A record of another DN under the same long key (dn.h) is an AlreadyExists
-// error naming both: the database cannot hold the two.
-Result<std::optional<EntryId>> Loader::LookupDn2Id(std::string_view sort_key) {
-  std::string buffer;
-  const std::string_view key = Dn2IdKey(sort_key, &buffer);
-  const uint64_t hash = HeldRecords::Hash(key);
-  if (filter_added_ && !added_dns_.MayContain(hash)) return std::optional<EntryId>();
-  std::string_view stored;
-  if (std::optional<std::string_view> held = held_dn2id_.Find(key, hash)) {
-    stored = *held;
-  } else {
-    DIRLOAD_ASSIGN_OR_RETURN(bool found, store_->Get(kDn2IdTable, key, &value_));
-    if (!found) return std::optional<EntryId>();
-    stored = value_;
-  }
-  Dn2IdRecord r;
-  if (!DecodeDn2IdRecord(key, stored, &r)) return Dn2IdCorruption(key);
-  if (r.sort_key != sort_key) {
-    return Status::AlreadyExists(
-        "the DN's dn2id key (its first " + std::to_string(kDn2IdKeyPrefix) +
-        " bytes and a 64-bit hash) is already taken by entry " + std::to_string(r.id) +
-        ", whose DN differs: the database cannot hold both");
-  }
-  return std::optional<EntryId>(r.id);
-}
-
-Status Loader::WriteHeldDn2Id() {
-  if (held_dn2id_.empty()) return Status::Ok();
-  // Into an empty table the records are appended, every page filled; else
-  // put in key order, each leaf page touched once.
-  bool append = false;
-  {
-    std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
-    c->SeekToFirst();
-    DIRLOAD_RETURN_IF_ERROR(c->status());
-    append = !c->valid();
-  }
-  uint64_t since_commit = 0;
-  DIRLOAD_RETURN_IF_ERROR(
-      held_dn2id_.ForEachSorted([&](std::string_view key, std::string_view value) -> Status {
-        DIRLOAD_RETURN_IF_ERROR(append ? store_->Append(kDn2IdTable, key, value)
-                                       : store_->Put(kDn2IdTable, key, value));
-        // Transactions of the usual size: in key order they touch each page once anyway.
-        if (++since_commit >= options_.commit_every) {
-          since_commit = 0;
-          DIRLOAD_RETURN_IF_ERROR(store_->Commit());
-        }
-        return Status::Ok();
-      }));
-  held_dn2id_.Clear();
-  return store_->Commit();
+  return sink_->Begin(options_.suffix, nsuffix_);
 }
 
 Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
-                                   const std::string* sort_key) {
+                                   const EntrySink::Prepared* prepared) {
   *line = 0;
   if (auto it = holes_.find(ndn); it != holes_.end()) return Found::kHole;
-  if (store_ == nullptr) {
-    auto it = dry_run_dns_.find(ndn);
-    if (it == dry_run_dns_.end()) return Found::kNone;
-    *line = it->second;
-    return Found::kStored;
-  }
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(ndn, sort_key));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(ndn, prepared));
   if (!id.has_value()) return Found::kNone;
   if (*id >= summary_.first_id && *id - summary_.first_id < line_of_.size()) {
     *line = line_of_[*id - summary_.first_id];
@@ -169,45 +85,10 @@ Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
   return Found::kStored;
 }
 
-Result<std::optional<EntryId>> Loader::LookupId(const std::string& ndn,
-                                                const std::string* sort_key) {
-  if (options_.sink == nullptr) {
-    std::string own_key;
-    if (sort_key == nullptr) own_key = EntryChecker::SortKey(ndn);
-    return LookupDn2Id(sort_key ? std::string_view(*sort_key) : own_key);
-  }
-  if (filter_added_ && !added_dns_.MayContain(HashBytes(ndn.data(), ndn.size(), 0))) {
-    return std::optional<EntryId>();
-  }
-  // The sink's tree files an entry under its parent's ID.
-  EntryId parent = 0;
-  if (ndn != nsuffix_) {
-    const std::string_view parent_ndn = EntryChecker::ParentView(ndn);
-    // Under the empty suffix the top entries hang from the root, ID 0.
-    if (!parent_ndn.empty()) {
-      DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> p, ParentId(parent_ndn));
-      if (!p.has_value()) return std::optional<EntryId>();
-      parent = *p;
-    }
-  }
-  return options_.sink->Find(parent, ndn);
-}
-
-Result<std::optional<EntryId>> Loader::ParentId(std::string_view parent_ndn) {
-  if (auto hole = holes_.find(parent_ndn); hole != holes_.end()) {
-    return std::optional<EntryId>(hole->second.id);
-  }
-  if (auto it = parent_ids_.find(parent_ndn); it != parent_ids_.end()) {
-    return std::optional<EntryId>(it->second);
-  }
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(std::string(parent_ndn), nullptr));
-  // Parents are few and asked for again and again; an entry keeps its ID
-  // until the end, when only entries below holes are removed.
-  if (id.has_value()) {
-    if (parent_ids_.size() >= kParentDns) parent_ids_.clear();
-    parent_ids_.emplace(parent_ndn, *id);
-  }
-  return id;
+Result<std::optional<EntryId>> Loader::LookupId(std::string_view ndn,
+                                                const EntrySink::Prepared* prepared) {
+  if (filter_added_ && !added_dns_.MayContain(HashDn(ndn))) return std::optional<EntryId>();
+  return sink_->Find(ndn, prepared);
 }
 
 bool Loader::BelowAHole(std::string_view ndn) const {
@@ -247,13 +128,8 @@ struct Loader::Item {
   std::string ndn;
   std::string pretty_rdn;  // the entry's own RDN, insignificant spaces removed
   std::string pretty_dn;
-  std::string sort_key;        // dn2id key
-  std::string encoded_values;  // id2entry value after the DN (lib/entry)
-  // With a sink's ValueNormalizer: what the format stores beside each of
-  // prepared.values (has_normalized[i] set when computed).
-  std::vector<std::string> normalized;
-  std::vector<uint8_t> has_normalized;
   EntryChecker::Prepared prepared;
+  EntrySink::Prepared made;  // by the sink's preparer
 };
 
 struct Loader::Batch {
@@ -299,46 +175,16 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
     item->error = Status::InvalidArgument("the empty DN (the root DSE) cannot be loaded");
     return;
   }
-  EntryChecker::SortKey(item->ndn, &item->sort_key);  // any length: dn.h's long keys
   item->error = checker->Prepare(r, dn, &item->prepared);
   if (!item->error.ok()) return;
-  // Description ids: looked up in this worker's table, which is filled from
-  // the shared dictionary the first time each description shows up.
-  std::vector<ValueRef>& values = local->values;
-  values.clear();
-  for (const auto& [description, value] : item->prepared.values) {
-    auto it = local->ids.find(description.data());
-    if (it == local->ids.end()) {
-      std::lock_guard<std::mutex> lock(dictionary_mu_);
-      it = local->ids.emplace(description.data(), dictionary_.Intern(description)).first;
-    }
-    values.push_back({it->second, value});
-  }
-  item->encoded_values.clear();
-  // A sink encodes the entry its own way.
-  if (options_.sink == nullptr) EncodeValues(values, &item->encoded_values);
-  item->normalized.resize(item->prepared.values.size());
-  item->has_normalized.assign(item->prepared.values.size(), 0);
   // The checks' normalizations live in this worker's checker until its next
   // entry: used here, never carried to the writing thread.
   // Swapped, not moved: both vectors keep their memory for the next entry.
   std::vector<const std::string*>& equalities = local->equalities;
   equalities.clear();
   equalities.swap(item->prepared.normalized);
-  if (local->normalizer == nullptr) return;
-  for (size_t i = 0; i < item->prepared.values.size(); ++i) {
-    const auto& [description, value] = item->prepared.values[i];
-    bool stored = false;
-    const std::string* equality = i < equalities.size() ? equalities[i] : nullptr;
-    Status st =
-        local->normalizer->Normalize(description, value, equality, &item->normalized[i], &stored);
-    if (!st.ok()) {
-      item->error = st;
-      return;
-    }
-    item->has_normalized[i] = 1;
-    if (!stored) item->normalized[i].clear();
-  }
+  if (local->preparer == nullptr) return;
+  item->error = local->preparer->Prepare(item->ndn, item->prepared.values, equalities, &item->made);
 }
 
 Status Loader::Process(Item* item) {
@@ -361,7 +207,7 @@ Status Loader::Process(Item* item) {
     return Reject(line, std::string(record->dn()), item->error.message(), record);
   const std::string& ndn = item->ndn;
   uint64_t other = 0;
-  Result<Found> found = Find(ndn, &other, &item->sort_key);
+  Result<Found> found = Find(ndn, &other, &item->made);
   if (!found.ok() && found.status().code() == StatusCode::kAlreadyExists) {
     return Reject(line, std::string(record->dn()), found.status().message(), record);
   }
@@ -386,22 +232,7 @@ Status Loader::Process(Item* item) {
     DIRLOAD_RETURN_IF_ERROR(reserved);
     id = next_id_++;
   }
-  // The stored DN: the entry's own RDN under its parent's DN as stored, so
-  // that a parent spelt "ou=People" is not shown as "ou=people" by a child.
-  // A sink keeps the RDN alone (back-mdb builds DNs from its tree the same
-  // way).
-  const std::string* stored_dn = &item->pretty_dn;
-  if (ndn != nsuffix_ && options_.sink == nullptr) {
-    const std::string_view parent = EntryChecker::ParentView(ndn);
-    if (!parent.empty()) {
-      DIRLOAD_ASSIGN_OR_RETURN(const std::string* parent_dn, StoredDn(parent));
-      if (!parent_dn->empty()) {
-        stored_dn_.assign(item->pretty_rdn).append(",").append(*parent_dn);
-        stored_dn = &stored_dn_;
-      }
-    }
-  }
-  return Insert(id, *record, *item, *stored_dn);
+  return Insert(id, *record, *item);
 }
 
 Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, std::string_view dn) {
@@ -427,143 +258,36 @@ Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, std::stri
   }
   // Ancestors get their IDs top down, before the entry that needs them.
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    holes_.emplace(*it, Hole{next_id_++, line, std::string(dn)});
+    const EntryId id = next_id_++;
+    holes_.emplace(*it, Hole{id, line, std::string(dn)});
+    sink_->Reserve(id, *it);
   }
   return Status::Ok();
 }
 
-Result<const std::string*> Loader::StoredDn(std::string_view ndn) {
-  static const std::string kNone;
-  if (ndn == last_parent_ndn_) return &last_parent_dn_;
-  if (holes_.contains(ndn)) return &kNone;  // not stored yet
-  // Entries come in no order of their parents: most calls find the parent
-  // here, and copy its DN into the memory the last one used.
-  if (auto it = parent_dns_.find(ndn); it != parent_dns_.end()) {
-    last_parent_ndn_.assign(ndn);
-    last_parent_dn_.assign(it->second);
-    return &last_parent_dn_;
-  }
-  if (store_ == nullptr) return &kNone;  // -u stores nothing: entries keep their own spelling
-  std::string dn;
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupDn2Id(EntryChecker::SortKey(ndn)));
-  if (id.has_value()) {
-    std::string entry, id_key;
-    PutBigEndian64(*id, &id_key);
-    DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, id_key, &entry));
-    EntryView view;
-    if (has && DecodeEntry(entry, &view).ok()) dn = std::string(view.dn);
-  }
-  // Parents are few and looked up again and again.
-  if (parent_dns_.size() >= kParentDns) parent_dns_.clear();
-  parent_dns_.emplace(ndn, dn);
-  last_parent_ndn_.assign(ndn);
-  last_parent_dn_ = std::move(dn);
-  return &last_parent_dn_;
-}
-
-Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item,
-                      const std::string& stored_dn) {
+Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item) {
   const std::string& ndn = item.ndn;
   summary_.last_id = std::max(summary_.last_id, id);
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
-  if (options_.sink != nullptr && store_ != nullptr) {
-    // The native store finds them by a dn2id scan at the end; a sink has
-    // them among its waiting entries anyway.
-    if (BelowAHole(ndn)) {
-      below_holes_.push_back({id, ndn, stored_dn});
-    } else if (holes_.empty()) {
-      below_holes_.clear();  // every hole was filled
-    }
+  if (BelowAHole(ndn)) {
+    below_holes_.push_back({id, ndn, item.pretty_dn});
+  } else if (holes_.empty()) {
+    below_holes_.clear();  // every hole was filled
   }
-  if (store_ == nullptr) {
-    dry_run_dns_.emplace(ndn, record.line());
-    return Status::Ok();
-  }
-  if (options_.sink != nullptr) {
-    if (filter_added_) added_dns_.Add(HashBytes(ndn.data(), ndn.size(), 0));
-    AddOperationalValues(item);
-    return InsertIntoSink(id, item, stored_dn);
-  }
-  value_.clear();
-  EncodeStoredEntry(item, stored_dn, &value_);
-  key_.clear();
-  PutBigEndian64(id, &key_);
-  if (id + 1 == next_id_ && id >= append_floor_) {
-    DIRLOAD_RETURN_IF_ERROR(store_->Append(kId2EntryTable, key_, value_));
-  } else {
-    // A reserved ID, below entries already appended.
-    DIRLOAD_RETURN_IF_ERROR(store_->Put(kId2EntryTable, key_, value_));
-  }
-  if (options_.index_feed != nullptr) {
-    // The checking workers may be adding descriptions to the dictionary.
-    std::lock_guard<std::mutex> lock(dictionary_mu_);
-    DIRLOAD_RETURN_IF_ERROR(options_.index_feed->Add(id, value_, dictionary_));
-  }
-  append_floor_ = std::max(append_floor_, id + 1);
-  std::string dn2id_key, dn2id_value;  // no allocation unless the key is long
-  AppendDn2IdValue(id, item.sort_key, &dn2id_value);
-  const std::string_view dn2id = Dn2IdKey(item.sort_key, &dn2id_key);
-  const uint64_t hash = HeldRecords::Hash(dn2id);
-  if (filter_added_) added_dns_.Add(hash);
-  if (options_.dn2id_buffer_bytes == 0) {
-    DIRLOAD_RETURN_IF_ERROR(store_->Put(kDn2IdTable, dn2id, dn2id_value));
-  } else {
-    held_dn2id_.Add(dn2id, hash, dn2id_value);
-    if (held_dn2id_.full()) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
-  }
-  if (++since_commit_ >= options_.commit_every) {
-    since_commit_ = 0;
-    std::lock_guard<std::mutex> lock(dictionary_mu_);
-    if (dictionary_.size() != dictionary_saved_) {
-      DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));
-      dictionary_saved_ = dictionary_.size();
-    }
-    DIRLOAD_RETURN_IF_ERROR(store_->Commit());
-  }
-  return Status::Ok();
-}
-
-Status Loader::InsertIntoSink(EntryId id, const Item& item, const std::string& stored_dn) {
-  EntryId parent = 0;
-  const std::string_view parent_ndn =
-      item.ndn == nsuffix_ ? std::string_view() : EntryChecker::ParentView(item.ndn);
-  // Under the empty suffix the top entries hang from the root, ID 0.
-  if (!parent_ndn.empty()) {
-    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found, ParentId(parent_ndn));
-    if (!found.has_value()) {
-      return Status::Internal("entry " + std::to_string(id) + ": its parent is not stored");
-    }
-    parent = *found;
-  }
-  // The entry's own values in the order the workers saw them, then the
-  // operational values this load made (AddOperationalValues): of those, only
-  // timestamps and CSNs are marked, as slapd stores them without a
-  // normalised copy.
-  sink_values_.clear();
-  const auto& own = item.prepared.values;
-  for (size_t i = 0; i < own.size(); ++i) {
-    EntrySink::Value v{own[i].first, own[i].second, false, {}, false};
-    if (i < item.has_normalized.size() && item.has_normalized[i]) {
-      v.normalized = item.normalized[i];
-      v.has_normalized = true;
-    }
-    sink_values_.push_back(v);
-  }
-  if (!added_.empty()) {
-    // Workers intern new descriptions meanwhile.
-    std::lock_guard<std::mutex> lock(dictionary_mu_);
-    for (const ValueRef& a : added_) {
-      std::string_view d = dictionary_.Name(a.description);
-      sink_values_.push_back({d,
-                              a.value,
-                              d == "createTimestamp" || d == "modifyTimestamp" || d == "entryCSN",
-                              {},
-                              false});
-    }
-  }
-  return options_.sink->Add(id, parent, item.ndn, stored_dn, sink_values_);
+  if (filter_added_) added_dns_.Add(HashDn(ndn));
+  AddOperationalValues(item);
+  EntrySink::NewEntry e;
+  e.id = id;
+  e.ndn = ndn;
+  e.dn = item.pretty_dn;
+  e.rdn = item.pretty_rdn;
+  e.is_suffix = ndn == nsuffix_;
+  e.values = item.prepared.values;
+  e.prepared = &item.made;
+  e.added = added_;
+  return sink_->Add(e);
 }
 
 void Loader::AddOperationalValues(const Item& item) {
@@ -585,9 +309,10 @@ void Loader::AddOperationalValues(const Item& item) {
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
     if ((missing & (1u << i)) == 0) continue;
     auto a = static_cast<OperationalAttribute>(i);
-    added_.push_back({operational_ids_[i], a == OperationalAttribute::kStructuralObjectClass
-                                               ? p.structural
-                                               : operational_->value(a)});
+    added_.push_back(
+        {kOperationalAttributeNames[i],
+         a == OperationalAttribute::kStructuralObjectClass ? p.structural : operational_->value(a),
+         Generated(a)});
   }
   if (options_.write_context_csn) {
     csns_.Add((missing & OperationalBit(OperationalAttribute::kEntryCsn)) != 0
@@ -596,47 +321,19 @@ void Loader::AddOperationalValues(const Item& item) {
   }
 }
 
-void Loader::EncodeStoredEntry(const Item& item, std::string_view stored_dn, std::string* out) {
-  AddOperationalValues(item);
-  if (!added_.empty()) {
-    // The added attributes are new runs after the entry's own, each a
-    // description the entry does not have.
-    added_runs_.clear();
-    EncodeValues(added_, &added_runs_);
-    if (EncodeEntryFromValues(stored_dn, item.encoded_values, added_runs_, out)) return;
-  }
-  EncodeEntryFromValues(stored_dn, item.encoded_values, out);
-}
-
 Status Loader::WriteContextCsn() {
   // The empty suffix is the root DSE, which is never loaded.
   if (csns_.empty() || nsuffix_.empty()) return Status::Ok();
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id, LookupId(nsuffix_, nullptr));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
-  key_.clear();
-  PutBigEndian64(*suffix_id, &key_);
-  EntryView view;
-  std::string entry;
-  std::vector<EntrySink::Value> stored;
-  if (options_.sink != nullptr) {
-    // The loader's store has the DN alone; the sink kept the values.
-    DIRLOAD_ASSIGN_OR_RETURN(stored, options_.sink->Values(*suffix_id));
-    for (const EntrySink::Value& v : stored) {
-      view.values.push_back({dictionary_.Intern(v.description), v.value});
-    }
-  } else {
-    DIRLOAD_ASSIGN_OR_RETURN(bool has, store_->Get(kId2EntryTable, key_, &entry));
-    if (!has) return Status::Ok();
-    DIRLOAD_RETURN_IF_ERROR(DecodeEntry(entry, &view));
-  }
-  const uint32_t context_id = dictionary_.Intern(kContextCsnName);
+  DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry stored, sink_->Read(*suffix_id));
   // One value per server ID, the greater of the stored one and the load's;
   // where the attribute was, or at the end.
   std::map<int, std::string> merged = csns_.values();
-  std::vector<ValueRef> values;
+  std::vector<EntrySink::Value> values;
   size_t at = SIZE_MAX;
-  for (const ValueRef& v : view.values) {
-    if (!EqualsIgnoreCase(dictionary_.Name(v.description), kContextCsnName)) {
+  for (const EntrySink::Value& v : stored.values) {
+    if (!EqualsIgnoreCase(v.description, kContextCsnName)) {
       values.push_back(v);
       continue;
     }
@@ -646,26 +343,17 @@ Status Loader::WriteContextCsn() {
     if (!inserted && v.value > std::string_view(it->second)) it->second.assign(v.value);
   }
   if (at == SIZE_MAX) at = values.size();
-  std::vector<ValueRef> csn_values;
-  for (const auto& [sid, csn] : merged) csn_values.push_back({context_id, csn});
+  // contextCSN is made by this load where the suffix entry's own entryCSN
+  // was, for slapd's normalized copies.
+  bool generated = false;
+  for (const EntrySink::Value& old : stored.values) {
+    generated |= old.generated && EqualsIgnoreCase(old.description, kContextCsnName);
+  }
+  std::vector<EntrySink::Value> csn_values;
+  for (const auto& [sid, csn] : merged) csn_values.push_back({kContextCsnName, csn, generated});
   values.insert(values.begin() + static_cast<std::ptrdiff_t>(at), csn_values.begin(),
                 csn_values.end());
-  if (options_.sink != nullptr) {
-    sink_values_.clear();
-    for (const ValueRef& v : values) {
-      std::string_view d = dictionary_.Name(v.description);
-      bool generated = false;
-      for (const EntrySink::Value& old : stored) generated |= old.generated && old.description == d;
-      sink_values_.push_back({d, v.value, generated, {}, false});
-    }
-    return options_.sink->Replace(*suffix_id, sink_values_);
-  }
-  value_.clear();
-  EncodeEntry(view.dn, values, &value_);
-  if (options_.index_feed != nullptr) {
-    options_.index_feed->Abandon("-w changed the suffix entry after it was indexed");
-  }
-  return store_->Put(kId2EntryTable, key_, value_);
+  return sink_->Replace(*suffix_id, values);
 }
 
 Status Loader::RemoveOrphans() {
@@ -689,36 +377,13 @@ Status Loader::RemoveOrphans() {
       }
     }
     std::string why = "parent entry '" + parent + "' does not exist";
-    if (store_ == nullptr) {
-      DIRLOAD_RETURN_IF_ERROR(RejectText(hole.first_line, hole.first_dn, why, {}));
-      continue;
-    }
     // Every entry stored below the missing one goes to the reject file, in
     // input order.
-    struct Doomed {
-      EntryId id;
-      std::string dn;         // with a sink; else read from id2entry
-      std::string dn2id_key;  // native
-    };
-    std::vector<Doomed> doomed;
-    if (options_.sink != nullptr) {
-      for (BelowHole& b : below_holes_) {
-        if (b.removed || !EntryChecker::IsUnder(b.ndn, hole_ndn)) continue;
-        b.removed = true;
-        doomed.push_back({b.id, b.dn, {}});
-      }
-    } else {
-      std::string prefix = DnDescendantPrefix(EntryChecker::SortKey(hole_ndn));
-      const std::string_view scan = Dn2IdScanPrefix(prefix);
-      std::unique_ptr<Cursor> c = store_->NewCursor(kDn2IdTable);
-      for (c->Seek(scan); c->valid() && c->key().starts_with(scan); c->Next()) {
-        Dn2IdRecord r;
-        if (!DecodeDn2IdRecord(c->key(), c->value(), &r)) return Dn2IdCorruption(c->key());
-        // Long keys of other subtrees may share the cut prefix (dn.h).
-        if (!r.sort_key.starts_with(prefix)) continue;
-        doomed.push_back({r.id, {}, std::string(c->key())});
-      }
-      DIRLOAD_RETURN_IF_ERROR(c->status());
+    std::vector<const BelowHole*> doomed;
+    for (BelowHole& b : below_holes_) {
+      if (b.removed || !EntryChecker::IsUnder(b.ndn, hole_ndn)) continue;
+      b.removed = true;
+      doomed.push_back(&b);
     }
     // A named copy: clang 14 cannot capture a structured binding in a lambda.
     const uint64_t hole_line = hole.first_line;
@@ -727,43 +392,22 @@ Status Loader::RemoveOrphans() {
                  ? line_of_[id - summary_.first_id]
                  : hole_line;
     };
-    std::stable_sort(doomed.begin(), doomed.end(), [&](const Doomed& a, const Doomed& b) {
-      return line_of(a.id) < line_of(b.id);
+    std::stable_sort(doomed.begin(), doomed.end(), [&](const BelowHole* a, const BelowHole* b) {
+      return line_of(a->id) < line_of(b->id);
     });
-    for (Doomed& d : doomed) {
-      std::string id_key, entry, text;
-      PutBigEndian64(d.id, &id_key);
-      EntryView view;
-      std::vector<EntrySink::Value> kept;
-      bool has = true;
-      if (options_.sink != nullptr) {
-        // The sink holds it still: an entry below a hole waits behind the
-        // hole's reserved ID.
-        DIRLOAD_ASSIGN_OR_RETURN(kept, options_.sink->Values(d.id));
-        view.dn = d.dn;
-        for (const EntrySink::Value& v : kept) {
-          view.values.push_back({dictionary_.Intern(v.description), v.value});
-        }
-      } else {
-        DIRLOAD_ASSIGN_OR_RETURN(has, store_->Get(kId2EntryTable, id_key, &entry));
-        has = has && DecodeEntry(entry, &view).ok();
-        if (has) d.dn.assign(view.dn);
-      }
-      if (has) {
+    for (const BelowHole* d : doomed) {
+      DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry kept, sink_->Read(d->id));
+      // The DN as stored, where the format keeps it whole.
+      const std::string dn = kept.dn.empty() ? d->dn : std::string(kept.dn);
+      std::string text;
+      if (!kept.values.empty()) {
         ldif::Record r;
-        DIRLOAD_RETURN_IF_ERROR(EntryToRecord(view, dictionary_, &r));
+        r.SetDn(dn);
+        for (const EntrySink::Value& v : kept.values) r.Add(v.description, v.value);
         ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
       }
-      DIRLOAD_RETURN_IF_ERROR(RejectText(line_of(d.id), d.dn, why, text));
-      if (options_.sink != nullptr) {
-        DIRLOAD_RETURN_IF_ERROR(options_.sink->Remove(d.id));
-      } else {
-        if (options_.index_feed != nullptr) {
-          options_.index_feed->Abandon("-c removed entries after they were indexed");
-        }
-        DIRLOAD_RETURN_IF_ERROR(store_->Delete(kId2EntryTable, id_key));
-        DIRLOAD_RETURN_IF_ERROR(store_->Delete(kDn2IdTable, d.dn2id_key));
-      }
+      DIRLOAD_RETURN_IF_ERROR(RejectText(line_of(d->id), dn, why, text));
+      DIRLOAD_RETURN_IF_ERROR(sink_->Remove(d->id, d->ndn));
       --summary_.entries_loaded;
     }
   }
@@ -772,27 +416,13 @@ Status Loader::RemoveOrphans() {
 }
 
 Status Loader::Finish() {
-  // RemoveOrphans reads dn2id from the store.
-  if (store_ != nullptr) DIRLOAD_RETURN_IF_ERROR(WriteHeldDn2Id());
   DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
-  if (store_ == nullptr) return Status::Ok();
   if (options_.write_context_csn) DIRLOAD_RETURN_IF_ERROR(WriteContextCsn());
-  DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_, dictionary_));  // the workers are gone
-  DatabaseMeta meta;
-  meta.state = DatabaseState::kLoading;
-  meta.suffix = options_.suffix;
-  meta.next_id = next_id_;
-  meta.entries = entries_before_ + summary_.entries_loaded;
-  DIRLOAD_RETURN_IF_ERROR(WriteMeta(store_, meta));
-  if (options_.sink != nullptr) {
-    // The store only served the checks; the sink's owner makes its database durable.
-    DIRLOAD_RETURN_IF_ERROR(WriteState(store_, DatabaseState::kReady));
-    return store_->Commit();
-  }
-  // Everything on disk first, then the mark that says so.
-  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
-  DIRLOAD_RETURN_IF_ERROR(WriteState(store_, DatabaseState::kReady));
-  return store_->Sync();
+  EntrySink::Start end;
+  end.next_id = next_id_;
+  end.entries = entries_before_ + summary_.entries_loaded;
+  end.suffix = options_.suffix;
+  return sink_->Finish(end);
 }
 
 void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed,
@@ -896,11 +526,11 @@ class Loader::Pipeline {
   }
 
  private:
-  // Every checking thread normalizes values with its own copy of the sink's
-  // normalizer, as the checks run without a lock.
+  // Every checking thread prepares entries with its own preparer from the
+  // sink, as the checks run without a lock.
   static WorkerState NewState(const Loader& loader) {
     WorkerState state;
-    if (loader.options_.sink != nullptr) state.normalizer = loader.options_.sink->NewNormalizer();
+    state.preparer = loader.sink_->NewPreparer();
     return state;
   }
   // REQUIRES: mu_ held.

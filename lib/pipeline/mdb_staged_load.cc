@@ -12,7 +12,6 @@
 
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_normalized.h"
-#include "lib/pipeline/database_meta.h"
 #include "lib/schema/ascii.h"
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
@@ -140,11 +139,29 @@ namespace {
 
 // slapd's normalized copies, per checking worker, with what it learnt of
 // each description.
-class MdbValueNormalizer final : public EntrySink::ValueNormalizer {
+class MdbPreparer final : public EntrySink::Preparer {
  public:
-  explicit MdbValueNormalizer(const Schema* schema) : schema_(schema) {}
+  explicit MdbPreparer(const Schema* schema) : schema_(schema) {}
+
+  Status Prepare(std::string_view, std::span<const EntrySink::ValuePair> values,
+                 std::span<const std::string* const> equalities,
+                 EntrySink::Prepared* out) override {
+    out->beside.resize(values.size());
+    out->has_beside.assign(values.size(), 0);
+    for (size_t i = 0; i < values.size(); ++i) {
+      bool stored = false;
+      const std::string* equality = i < equalities.size() ? equalities[i] : nullptr;
+      DIRLOAD_RETURN_IF_ERROR(
+          Normalize(values[i].first, values[i].second, equality, &out->beside[i], &stored));
+      out->has_beside[i] = 1;
+      if (!stored) out->beside[i].clear();
+    }
+    return Status::Ok();
+  }
+
+ private:
   Status Normalize(std::string_view description, std::string_view value,
-                   const std::string* equality, std::string* out, bool* stored) override {
+                   const std::string* equality, std::string* out, bool* stored) {
     auto it = types_.find(description);
     if (it == types_.end()) {
       Result<AttributeDescription> d = schema_->ParseAttributeDescription(description);
@@ -176,7 +193,6 @@ class MdbValueNormalizer final : public EntrySink::ValueNormalizer {
     return Status::Ok();
   }
 
- private:
   struct Type {
     const AttributeType* type = nullptr;  // null: no normalized copy
     bool dn = false;                      // distinguishedNameMatch
@@ -194,17 +210,34 @@ class MdbValueNormalizer final : public EntrySink::ValueNormalizer {
 
 }  // namespace
 
-std::unique_ptr<EntrySink::ValueNormalizer> MdbSink::NewNormalizer() const {
-  return std::make_unique<MdbValueNormalizer>(schema_);
+std::unique_ptr<EntrySink::Preparer> MdbSink::NewPreparer() {
+  return std::make_unique<MdbPreparer>(schema_);
 }
 
-void MdbSink::Owned::Assign(std::span<const Value> in) {
+Result<EntrySink::Start> MdbSink::Stored() {
+  mdb::MdbDbStat id2e;  // one pair per entry
+  {
+    DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, writer_->env().Begin(false));
+    DIRLOAD_RETURN_IF_ERROR(txn.Stat(writer_->env().id2e(), &id2e));
+  }
+  Start start;
+  start.next_id = writer_->last_id() + 1;
+  start.entries = id2e.entries;
+  return start;
+}
+
+Status MdbSink::Begin(std::string_view, std::string_view nsuffix) {
+  nsuffix_.assign(nsuffix);
+  return Status::Ok();
+}
+
+void MdbSink::Owned::Assign(std::span<const mdb::MdbValue> in) {
   descriptions.clear();
   values.clear();
   normalized.clear();
   generated.clear();
   has_normalized.clear();
-  for (const Value& v : in) {
+  for (const mdb::MdbValue& v : in) {
     descriptions.emplace_back(v.description);
     values.emplace_back(v.value);
     normalized.emplace_back(v.normalized);
@@ -213,8 +246,8 @@ void MdbSink::Owned::Assign(std::span<const Value> in) {
   }
 }
 
-std::vector<EntrySink::Value> MdbSink::Owned::View() const {
-  std::vector<Value> out;
+std::vector<mdb::MdbValue> MdbSink::Owned::View() const {
+  std::vector<mdb::MdbValue> out;
   out.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     out.push_back({descriptions[i], values[i], generated[i], normalized[i], has_normalized[i]});
@@ -223,19 +256,14 @@ std::vector<EntrySink::Value> MdbSink::Owned::View() const {
 }
 
 Status MdbSink::WriteView(EntryId id, EntryId parent, std::string_view nrdn, std::string_view rdn,
-                          std::span<const Value> values) {
-  std::vector<mdb::MdbValue>& out = written_values_;
-  out.clear();
-  for (const Value& v : values) {
-    out.push_back({v.description, v.value, v.generated, v.normalized, v.has_normalized});
-  }
-  DIRLOAD_RETURN_IF_ERROR(writer_->AddEntry(id, parent, nrdn, rdn, out));
+                          std::span<const mdb::MdbValue> values) {
+  DIRLOAD_RETURN_IF_ERROR(writer_->AddEntry(id, parent, nrdn, rdn, values));
   written_ = id;
   return Status::Ok();
 }
 
 Status MdbSink::Write(EntryId id, const Owned& e) {
-  std::vector<Value> view = e.View();
+  std::vector<mdb::MdbValue> view = e.View();
   return WriteView(id, e.parent, e.nrdn, e.rdn, view);
 }
 
@@ -260,32 +288,41 @@ Status MdbSink::Drain() {
   return Status::Ok();
 }
 
-Status MdbSink::Add(EntryId id, EntryId parent, std::string_view ndn, std::string_view dn,
-                    std::span<const Value> values) {
-  // back-mdb keeps each entry's own RDN (normalised and as given) under its
-  // parent; the suffix entry's "RDN" is the whole suffix DN.
-  std::string_view nrdn = parent == 0 ? ndn : mdb::MdbLeftmostRdn(ndn);
-  const std::string pretty = SlapdPrettyDn(*schema_, parent == 0 ? dn : mdb::MdbLeftmostRdn(dn));
-  std::string_view rdn = pretty;
-  if (parent == 0) {
-    suffix_id_ = id;
-    suffix_.parent = 0;
-    suffix_.nrdn.assign(nrdn);
-    suffix_.rdn.assign(rdn);
-    suffix_.Assign(values);
+void MdbSink::Reserve(EntryId id, std::string_view ndn) { reserved_.emplace(ndn, id); }
+
+Result<std::optional<EntryId>> MdbSink::ParentId(std::string_view parent_ndn) {
+  if (auto it = reserved_.find(parent_ndn); it != reserved_.end()) {
+    return std::optional<EntryId>(it->second);
   }
-  if (id == written_ + 1 && pending_.empty()) return WriteView(id, parent, nrdn, rdn, values);
-  // A reserved ID below this one is still to come: wait for it.
-  Owned& e = pending_[id];
-  e.parent = parent;
-  e.nrdn.assign(nrdn);
-  e.rdn.assign(rdn);
-  e.Assign(values);
-  pending_names_[NameKey(parent, nrdn)] = id;
-  return Drain();
+  if (auto it = parent_ids_.find(parent_ndn); it != parent_ids_.end()) {
+    return std::optional<EntryId>(it->second);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, Find(parent_ndn, nullptr));
+  // An entry keeps its ID until the end, when only entries below reserved
+  // IDs that never came are removed.
+  if (id.has_value()) {
+    if (parent_ids_.size() >= kParentIds) parent_ids_.clear();
+    parent_ids_.emplace(parent_ndn, *id);
+  }
+  return id;
 }
 
-Result<std::optional<EntryId>> MdbSink::Find(EntryId parent, std::string_view ndn) {
+Result<std::optional<EntryId>> MdbSink::Find(std::string_view ndn, const Prepared*) {
+  // The tree files an entry under its parent's ID; under the empty suffix
+  // the top entries hang from the root, ID 0.
+  EntryId parent = 0;
+  if (ndn != nsuffix_) {
+    const std::string_view parent_ndn = ParentDn(ndn);
+    if (!parent_ndn.empty()) {
+      DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> p, ParentId(parent_ndn));
+      if (!p.has_value()) return std::optional<EntryId>();
+      parent = *p;
+    }
+  }
+  return FindChild(parent, ndn);
+}
+
+Result<std::optional<EntryId>> MdbSink::FindChild(EntryId parent, std::string_view ndn) {
   std::string_view nrdn = parent == 0 ? ndn : mdb::MdbLeftmostRdn(ndn);
   if (!pending_names_.empty()) {
     if (auto it = pending_names_.find(NameKey(parent, nrdn)); it != pending_names_.end()) {
@@ -295,7 +332,57 @@ Result<std::optional<EntryId>> MdbSink::Find(EntryId parent, std::string_view nd
   return writer_->FindChild(parent, nrdn);
 }
 
-Status MdbSink::Remove(EntryId id) {
+Status MdbSink::Add(const NewEntry& e) {
+  if (!reserved_.empty()) {
+    if (auto it = reserved_.find(e.ndn); it != reserved_.end()) reserved_.erase(it);
+  }
+  EntryId parent = 0;
+  const std::string_view parent_ndn = e.is_suffix ? std::string_view() : ParentDn(e.ndn);
+  if (!parent_ndn.empty()) {
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> found, ParentId(parent_ndn));
+    if (!found.has_value()) {
+      return Status::Internal("entry " + std::to_string(e.id) + ": its parent is not stored");
+    }
+    parent = *found;
+  }
+  // The entry's own values in the order the workers saw them, then the
+  // operational values this load made.
+  values_.clear();
+  for (size_t i = 0; i < e.values.size(); ++i) {
+    mdb::MdbValue v{e.values[i].first, e.values[i].second, false, {}, false};
+    if (e.prepared != nullptr && i < e.prepared->has_beside.size() && e.prepared->has_beside[i]) {
+      v.normalized = e.prepared->beside[i];
+      v.has_normalized = true;
+    }
+    values_.push_back(v);
+  }
+  for (const Value& a : e.added)
+    values_.push_back({a.description, a.value, a.generated, {}, false});
+  // back-mdb keeps each entry's own RDN (normalised and as given) under its
+  // parent; the suffix entry's "RDN" is the whole suffix DN.
+  std::string_view nrdn = parent == 0 ? e.ndn : mdb::MdbLeftmostRdn(e.ndn);
+  const std::string pretty =
+      SlapdPrettyDn(*schema_, parent == 0 ? e.dn : mdb::MdbLeftmostRdn(e.dn));
+  std::string_view rdn = pretty;
+  if (parent == 0) {
+    suffix_id_ = e.id;
+    suffix_.parent = 0;
+    suffix_.nrdn.assign(nrdn);
+    suffix_.rdn.assign(rdn);
+    suffix_.Assign(values_);
+  }
+  if (e.id == written_ + 1 && pending_.empty()) return WriteView(e.id, parent, nrdn, rdn, values_);
+  // A reserved ID below this one is still to come: wait for it.
+  Owned& o = pending_[e.id];
+  o.parent = parent;
+  o.nrdn.assign(nrdn);
+  o.rdn.assign(rdn);
+  o.Assign(values_);
+  pending_names_[NameKey(parent, nrdn)] = e.id;
+  return Drain();
+}
+
+Status MdbSink::Remove(EntryId id, std::string_view) {
   if (auto it = pending_.find(id); it != pending_.end()) {
     ErasePending(it);
     return Status::Ok();
@@ -305,24 +392,34 @@ Status MdbSink::Remove(EntryId id) {
   return Status::Internal("entry " + std::to_string(id) + " was written before its parent");
 }
 
-Result<std::vector<EntrySink::Value>> MdbSink::Values(EntryId id) {
-  if (id == suffix_id_ && suffix_id_ != 0) return suffix_.View();
-  if (auto it = pending_.find(id); it != pending_.end()) return it->second.View();
-  return Status::Internal("entry " + std::to_string(id) +
-                          ": only the suffix entry and the waiting ones are kept");
+Result<EntrySink::StoredEntry> MdbSink::Read(EntryId id) {
+  const Owned* o = nullptr;
+  if (id == suffix_id_ && suffix_id_ != 0) {
+    o = &suffix_;
+  } else if (auto it = pending_.find(id); it != pending_.end()) {
+    o = &it->second;
+  } else {
+    return Status::Internal("entry " + std::to_string(id) +
+                            ": only the suffix entry and the waiting ones are kept");
+  }
+  StoredEntry out;
+  for (size_t i = 0; i < o->values.size(); ++i) {
+    out.values.push_back({o->descriptions[i], o->values[i], static_cast<bool>(o->generated[i])});
+  }
+  return out;
 }
 
 Status MdbSink::Replace(EntryId id, std::span<const Value> values) {
-  if (auto it = pending_.find(id); it != pending_.end()) {
-    it->second.Assign(values);
-    return Status::Ok();
-  }
   std::vector<mdb::MdbValue> out;
   for (const Value& v : values) out.push_back({v.description, v.value, v.generated, {}, false});
+  if (auto it = pending_.find(id); it != pending_.end()) {
+    it->second.Assign(out);
+    return Status::Ok();
+  }
   return writer_->ReplaceEntry(id, out);
 }
 
-Status MdbSink::Flush() {
+Status MdbSink::Finish(const Start&) {
   for (auto& [id, e] : pending_) DIRLOAD_RETURN_IF_ERROR(Write(id, e));
   pending_.clear();
   pending_names_.clear();
@@ -335,15 +432,14 @@ Result<std::unique_ptr<MdbStagedLoad>> MdbStagedLoad::Begin(const std::string& d
   std::unique_ptr<MdbStagedLoad> load(new MdbStagedLoad(schema, options));
   load->dir_ = dir;
   load->build_dir_ = (fs::path(dir) / kBuildDirName).string();
-  load->scratch_dir_ = (fs::path(load->build_dir_) / "scratch").string();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return StorageError("create " + dir, ec);
   // What a killed run left is of no use: start again.
   fs::remove_all(load->build_dir_, ec);
   if (ec) return StorageError("remove " + load->build_dir_, ec);
-  fs::create_directories(load->scratch_dir_, ec);
-  if (ec) return StorageError("create " + load->scratch_dir_, ec);
+  fs::create_directories(load->build_dir_, ec);
+  if (ec) return StorageError("create " + load->build_dir_, ec);
 
   const std::string existing = (fs::path(dir) / "data.mdb").string();
   load->appending_ = fs::exists(existing);
@@ -356,15 +452,9 @@ Result<std::unique_ptr<MdbStagedLoad>> MdbStagedLoad::Begin(const std::string& d
       DIRLOAD_RETURN_IF_ERROR(old->CopyTo(load->build_dir_));
     }
   }
-  StoreOptions so;
-  so.create = true;
-  // The scratch store lives for one run and holds a few records.
-  so.lmdb_write_map = true;
-  DIRLOAD_ASSIGN_OR_RETURN(load->scratch_, Store::Open(Backend::kLmdb, load->scratch_dir_, so));
   if (load->appending_) {
     DIRLOAD_ASSIGN_OR_RETURN(
         load->writer_, mdb::MdbLoadWriter::OpenExisting(schema, load->build_dir_, options.writer));
-    DIRLOAD_RETURN_IF_ERROR(load->DescribeExisting());
   } else {
     DIRLOAD_ASSIGN_OR_RETURN(load->writer_,
                              mdb::MdbLoadWriter::Create(schema, load->build_dir_, options.writer));
@@ -373,25 +463,8 @@ Result<std::unique_ptr<MdbStagedLoad>> MdbStagedLoad::Begin(const std::string& d
   return load;
 }
 
-Status MdbStagedLoad::DescribeExisting() {
-  // The loader takes IDs from next_id on, and counts the stored entries,
-  // from its own state: what a native database would have said.
-  mdb::MdbDbStat id2e;  // one pair per entry
-  {
-    DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, writer_->env().Begin(false));
-    DIRLOAD_RETURN_IF_ERROR(txn.Stat(writer_->env().id2e(), &id2e));
-  }
-  DatabaseMeta meta;
-  meta.state = DatabaseState::kReady;
-  meta.suffix = options_.suffix;
-  meta.next_id = writer_->last_id() + 1;
-  meta.entries = id2e.entries;
-  DIRLOAD_RETURN_IF_ERROR(WriteMeta(scratch_.get(), meta));
-  return scratch_->Commit();
-}
-
 Status MdbStagedLoad::FinishEntries() {
-  DIRLOAD_RETURN_IF_ERROR(sink_->Flush());
+  // The loader finished the sink: every entry is written.
   DIRLOAD_RETURN_IF_ERROR(writer_->Finish());
   // Phase 2 writes best through the map (MdbLoadWriter::ReopenForIndexes).
   if (!options_.writer.index_names.empty()) DIRLOAD_RETURN_IF_ERROR(writer_->ReopenForIndexes());
@@ -413,7 +486,6 @@ Result<mdb::MdbIndexStats> MdbStagedLoad::BuildIndexes(const std::vector<IndexSp
 Status MdbStagedLoad::Install() {
   if (writeback_.joinable()) writeback_.join();
   DIRLOAD_RETURN_IF_ERROR(writer_->env().Sync());
-  scratch_.reset();
   sink_.reset();
   writer_.reset();
   const std::string built = (fs::path(build_dir_) / "data.mdb").string();
@@ -445,7 +517,6 @@ Status MdbStagedLoad::Install() {
 
 MdbStagedLoad::~MdbStagedLoad() {
   if (writeback_.joinable()) writeback_.join();
-  scratch_.reset();
   sink_.reset();
   writer_.reset();
   if (!installed_ && !build_dir_.empty()) {

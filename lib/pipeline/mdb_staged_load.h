@@ -4,8 +4,7 @@
 // MdbLoadWriter. Whether a DN is taken, and a parent's ID, it asks of
 // slapd's own DN tree (dn2i) as it is being written (and of the child nodes
 // the writer holds back, mdb_writer.h), as slapadd does: a second tree of
-// names, kept in step, cost phase 1 a fifth of its time at 1M entries. A scratch store beside the
-// build keeps the loader's state (meta, attribute dictionary) only.
+// names, kept in step, cost phase 1 a fifth of its time at 1M entries.
 //
 // The database is built aside, in DIR/.dirload-build: a new one from
 // nothing, an append on a copy of the existing data.mdb. Only when phase 1
@@ -30,14 +29,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/format/entry_sink.h"
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
 #include "lib/pipeline/database_config.h"
 #include "lib/pipeline/indexer.h"
-#include "lib/pipeline/loader.h"
 #include "lib/pipeline/slapd_config.h"
+#include "lib/schema/ascii.h"
 #include "lib/schema/schema.h"
 #include "lib/store/store.h"
 #include "lib/util/status.h"
@@ -65,24 +65,29 @@ inline mdb::MdbKeyOptions MdbKeyOptionsFrom(const IndexTuning& t) {
 }
 
 // Writes the loader's entries through an MdbLoadWriter in ascending ID
-// order. The writer is borrowed and must outlive the sink.
+// order. Whether a DN is taken, and a parent's ID, it asks of the writer's
+// DN tree (dn2i) and of the entries it holds back. The writer is borrowed
+// and must outlive the sink.
 class MdbSink final : public EntrySink {
  public:
-  // Both borrowed; they must outlive the sink and its normalizers.
+  // Both borrowed; they must outlive the sink and its preparers.
   MdbSink(mdb::MdbLoadWriter* writer, const Schema* schema);
 
-  std::unique_ptr<ValueNormalizer> NewNormalizer() const override;
-
-  Status Add(EntryId id, EntryId parent, std::string_view ndn, std::string_view dn,
-             std::span<const Value> values) override;
-  Status Remove(EntryId id) override;
-  Result<std::optional<EntryId>> Find(EntryId parent, std::string_view ndn) override;
-  Result<std::vector<Value>> Values(EntryId id) override;
+  std::unique_ptr<Preparer> NewPreparer() override;
+  // The next ID after the last in id2e, and how many entries it holds.
+  Result<Start> Stored() override;
+  Status Begin(std::string_view suffix, std::string_view nsuffix) override;
+  Result<std::optional<EntryId>> Find(std::string_view ndn, const Prepared* prepared) override;
+  void Reserve(EntryId id, std::string_view ndn) override;
+  Status Add(const NewEntry& entry) override;
+  // No DN: slapd's tree keeps RDNs.
+  Result<StoredEntry> Read(EntryId id) override;
+  Status Remove(EntryId id, std::string_view ndn) override;
   Status Replace(EntryId id, std::span<const Value> values) override;
-
   // Writes the entries still waiting (their reserved predecessors never came
-  // and were rejected). REQUIRES: the loader finished.
-  Status Flush();
+  // and were rejected).
+  Status Finish(const Start& end) override;
+
   // Entries waiting for a reserved ID right now.
   size_t waiting() const { return pending_.size(); }
 
@@ -93,12 +98,22 @@ class MdbSink final : public EntrySink {
     std::string nrdn, rdn;
     std::vector<std::string> descriptions, values, normalized;
     std::vector<bool> generated, has_normalized;
-    void Assign(std::span<const Value> in);
-    std::vector<Value> View() const;
+    void Assign(std::span<const mdb::MdbValue> in);
+    std::vector<mdb::MdbValue> View() const;
   };
+  template <typename V>
+  using NameMap = std::unordered_map<std::string, V, schema_internal::StringHash, std::equal_to<>>;
+  // Parents are few and asked for again and again.
+  static constexpr size_t kParentIds = 4096;
+
+  // The ID of the entry named `ndn` filed under `parent`, written or waiting.
+  Result<std::optional<EntryId>> FindChild(EntryId parent, std::string_view ndn);
+  // The ID an entry below `parent_ndn` hangs from (a reserved one
+  // included), or nullopt when there is none.
+  Result<std::optional<EntryId>> ParentId(std::string_view parent_ndn);
   Status Write(EntryId id, const Owned& entry);
   Status WriteView(EntryId id, EntryId parent, std::string_view nrdn, std::string_view rdn,
-                   std::span<const Value> values);
+                   std::span<const mdb::MdbValue> values);
   Status Drain();
   // pending_names_'s key: the parent's ID and the normalized RDN, as dn2i
   // files a child.
@@ -107,15 +122,18 @@ class MdbSink final : public EntrySink {
 
   mdb::MdbLoadWriter* writer_;
   const Schema* schema_;
+  std::string nsuffix_;
   EntryId written_;  // highest ID written
   std::map<EntryId, Owned> pending_;
   // The names of pending_'s entries, which dn2i does not hold yet.
   std::unordered_map<std::string, EntryId> pending_names_;
-  // The suffix entry as added, for -w (Values/Replace).
+  NameMap<EntryId> reserved_;    // ndn -> the ID kept for it, until it comes
+  NameMap<EntryId> parent_ids_;  // ndn -> ID, bounded by kParentIds
+  // The suffix entry as added, for -w (Read/Replace).
   EntryId suffix_id_ = 0;
   Owned suffix_;
-  std::vector<Value> values_;
-  std::vector<mdb::MdbValue> written_values_;  // WriteView's scratch
+  std::vector<mdb::MdbValue> values_;  // Add's scratch
+  std::vector<Value> read_;            // Read's
 };
 
 struct MdbStagedLoadOptions {
@@ -137,16 +155,13 @@ mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexR
 class MdbStagedLoad {
  public:
   // Prepares the build directory of `dir` (which holds no database, or a
-  // back-mdb one to append to) and the scratch store that keeps the
-  // loader's state. On append, that state says how many entries are stored
-  // and the next ID.
+  // back-mdb one to append to).
   static Result<std::unique_ptr<MdbStagedLoad>> Begin(const std::string& dir, const Schema& schema,
                                                       const MdbStagedLoadOptions& options);
   ~MdbStagedLoad();  // removes the build directory unless installed
   MdbStagedLoad(const MdbStagedLoad&) = delete;
   MdbStagedLoad& operator=(const MdbStagedLoad&) = delete;
 
-  Store* scratch() { return scratch_.get(); }
   EntrySink* sink() { return sink_.get(); }
   bool appending() const { return appending_; }
   const std::string& build_dir() const { return build_dir_; }
@@ -163,16 +178,14 @@ class MdbStagedLoad {
  private:
   MdbStagedLoad(const Schema& schema, MdbStagedLoadOptions options)
       : schema_(schema), options_(std::move(options)) {}
-  Status DescribeExisting();
 
   const Schema& schema_;
   MdbStagedLoadOptions options_;
-  std::string dir_, build_dir_, scratch_dir_;
+  std::string dir_, build_dir_;
   bool appending_ = false;
   bool installed_ = false;
   std::unique_ptr<mdb::MdbLoadWriter> writer_;
   std::unique_ptr<MdbSink> sink_;
-  std::unique_ptr<Store> scratch_;
   // Phase 1's pages go to disk while phase 2 runs.
   std::thread writeback_;
 };

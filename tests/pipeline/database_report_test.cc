@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ldif/reader.h"
+#include "lib/format/native/native_sink.h"
 #include "lib/idl/idl_format.h"
 #include "lib/idl/idl_store.h"
 #include "lib/pipeline/database_meta.h"
@@ -333,7 +334,8 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
         EntryChecker checker(&testing::BuiltinSchema(), true);
         LoadOptions lo;
         lo.suffix = kSuffix;
-        Loader loader(lo, store.get(), &checker, nullptr, nullptr);
+        NativeSink sink(store.get(), NativeSinkOptions{});
+        Loader loader(lo, &sink, &checker, nullptr, nullptr);
         ldif::Reader reader(ldif::MemoryByteSource(ldif, "people.ldif"));
         Result<LoadSummary> loaded = loader.Run(&reader);
         REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());

@@ -7,7 +7,9 @@
 #include <set>
 
 #include "ldif/writer.h"
+#include "lib/format/native/native_sink.h"
 #include "lib/pipeline/database_meta.h"
+#include "lib/pipeline/dry_run_sink.h"
 #include "lib/pipeline/entry_record.h"
 #include "lib/schema/schema.h"
 #include "lib/store/tables.h"
@@ -51,7 +53,8 @@ struct Run {
 };
 
 void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, bool cont, Run* run,
-              const std::function<void(LoadOptions*)>& tweak = {}, bool check_schema = true) {
+              const std::function<void(LoadOptions*)>& tweak = {}, bool check_schema = true,
+              size_t dn2id_buffer_bytes = size_t{64} << 20) {
   StoreOptions so;
   so.create = true;
   Result<std::unique_ptr<Store>> store = Store::Open(backend, dir, so);
@@ -60,9 +63,12 @@ void LoadInto(Backend backend, const std::string& dir, const std::string& ldif, 
   LoadOptions lo;
   lo.suffix = "dc=example,dc=com";
   lo.continue_on_error = cont;
-  lo.commit_every = 2;  // many small transactions
   if (tweak) tweak(&lo);
-  Loader loader(lo, store->get(), &checker, &run->rejects, nullptr);
+  NativeSinkOptions sink_options;
+  sink_options.commit_every = 2;  // many small transactions
+  sink_options.dn2id_buffer_bytes = dn2id_buffer_bytes;
+  NativeSink sink(store->get(), sink_options);
+  Loader loader(lo, &sink, &checker, &run->rejects, nullptr);
   ldif::Reader reader(ldif::MemoryByteSource(ldif, "in.ldif"));
   run->summary = loader.Run(&reader);
   AttributeDictionary dict;
@@ -136,6 +142,33 @@ TEST_CASE("an ancestor that never comes rejects and removes everything below it"
   for (const std::string& m : run.rejects.messages) {
     CHECK(m.find("parent entry 'ou=gone,dc=example,dc=com' does not exist") != std::string::npos);
   }
+}
+
+TEST_CASE("a dry run (add -u) rejects what the load rejects, with the same messages") {
+  const std::string ldif =
+      std::string(kTop) + Person("a", "ou=x,ou=gone,dc=example,dc=com") +
+      "dn: ou=x,ou=gone,dc=example,dc=com\nobjectClass: organizationalUnit\nou: x\n\n" +
+      Person("b", "ou=x,ou=gone,dc=example,dc=com") + Person("c", "dc=example,dc=com") +
+      Person("c", "dc=example,dc=com");
+  testing::TempDir dir;
+  Run stored;
+  LoadInto(Backend::kLmdb, dir.File("db"), ldif, true, &stored);
+  REQUIRE(stored.summary.ok());
+
+  EntryChecker checker(&testing::BuiltinSchema(), true);
+  LoadOptions lo;
+  lo.suffix = "dc=example,dc=com";
+  lo.continue_on_error = true;
+  DryRunSink sink;
+  CollectRejects rejects;
+  Loader loader(lo, &sink, &checker, &rejects, nullptr);
+  ldif::Reader reader(ldif::MemoryByteSource(ldif, "in.ldif"));
+  Result<LoadSummary> dry = loader.Run(&reader);
+  REQUIRE(dry.ok());
+  CHECK(dry->entries_loaded == stored.summary->entries_loaded);
+  CHECK(dry->entries_loaded == 2);
+  CHECK(dry->rejected == 4);
+  CHECK(rejects.messages == stored.rejects.messages);
 }
 
 TEST_CASE("without -c the first bad record stops the run and the database stays 'loading'") {
@@ -526,15 +559,12 @@ TEST_CASE("dn2id held in memory and written in key order is the dn2id written en
     for (int i = 0; i < 3; ++i) {
       CAPTURE(budgets[i]);
       testing::TempDir dir;
-      auto budget = [&](LoadOptions* lo) {
-        SteppingClock(lo);  // the same operational values in every run
-        lo->dn2id_buffer_bytes = budgets[i];
-      };
       Run one, two;
-      LoadInto(b, dir.File("db"), first, true, &one, budget);
+      // SteppingClock: the same operational values in every run.
+      LoadInto(b, dir.File("db"), first, true, &one, SteppingClock, true, budgets[i]);
       REQUIRE(one.summary.ok());
       CHECK(one.summary->entries_loaded == 9);
-      LoadInto(b, dir.File("db"), second, true, &two, budget);
+      LoadInto(b, dir.File("db"), second, true, &two, SteppingClock, true, budgets[i]);
       REQUIRE(two.summary.ok());
       CHECK(two.summary->entries_loaded == 2);
       rejects[i] = one.rejects.messages;

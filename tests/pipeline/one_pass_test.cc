@@ -14,6 +14,7 @@
 #include "bench/ldif_generator.h"
 #include "ldif/byte_source.h"
 #include "ldif/writer.h"
+#include "lib/format/native/native_sink.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/pipeline/loader.h"
 #include "tests/schema/builtin_fixture.h"
@@ -75,7 +76,8 @@ Built Load(Backend backend, const std::string& dir, const std::string& ldif, boo
   LoadOptions lo;
   lo.suffix = "dc=example,dc=com";
   lo.continue_on_error = cont;
-  lo.commit_every = 50;
+  NativeSinkOptions sink_options;
+  sink_options.commit_every = 50;
   // One checking thread, the writing one (no workers): with two, the order
   // in which they first meet the attribute descriptions, and so the
   // dictionary's ids in id2entry and meta, depends on timing, and two loads
@@ -95,7 +97,7 @@ Built Load(Backend backend, const std::string& dir, const std::string& ldif, boo
     Result<std::unique_ptr<IndexFeed>> begun = indexer.BeginFed(io);
     REQUIRE_MESSAGE(begun.ok(), begun.status().message());
     feed = std::move(*begun);
-    lo.index_feed = feed.get();
+    sink_options.index_feed = feed.get();
   }
   Built out;
   {
@@ -103,7 +105,8 @@ Built Load(Backend backend, const std::string& dir, const std::string& ldif, boo
      public:
       Status Reject(const std::string&, std::string_view) override { return Status::Ok(); }
     } rejects;
-    Loader loader(lo, store->get(), &checker, &rejects, nullptr);
+    NativeSink sink(store->get(), sink_options);
+    Loader loader(lo, &sink, &checker, &rejects, nullptr);
     ldif::Reader reader(ldif::MemoryByteSource(ldif, "in.ldif"));
     Result<LoadSummary> loaded = loader.Run(&reader);
     REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());

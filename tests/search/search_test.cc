@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ldif/reader.h"
+#include "lib/format/native/native_sink.h"
 #include "lib/index/index_builder.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/loader.h"
@@ -115,7 +116,8 @@ class Database {
     EntryChecker checker(&testing::BuiltinSchema(), true);
     LoadOptions lo;
     lo.suffix = kSuffix;
-    Loader loader(lo, store_.get(), &checker, nullptr, nullptr);
+    NativeSink sink(store_.get(), NativeSinkOptions{});
+    Loader loader(lo, &sink, &checker, nullptr, nullptr);
     ldif::Reader reader(ldif::MemoryByteSource(g.ldif, "gen.ldif"));
     Result<LoadSummary> sum = loader.Run(&reader);
     REQUIRE_MESSAGE(sum.ok(), sum.status().ToString());
