@@ -1,12 +1,7 @@
 #include "lib/pipeline/loader.h"
 
-#include <pthread.h>
-
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -119,30 +114,7 @@ Status Loader::RejectText(uint64_t line, const std::string& dn, const std::strin
   return Status::Ok();
 }
 
-struct Loader::Item {
-  ldif::Record record;
-  bool read_error = false;  // the reader rejected the record; `error` says why
-  Status error;             // why the record is rejected, else OK
-  std::string text;         // read_error: the record's bytes as read
-  uint64_t read_line = 0;   // read_error: the record's first line
-  std::string ndn;
-  std::string pretty_rdn;  // the entry's own RDN, insignificant spaces removed
-  std::string pretty_dn;
-  EntryChecker::Prepared prepared;
-  EntrySink::Prepared made;  // by the sink's preparer
-};
-
-struct Loader::Batch {
-  std::vector<Item> items;
-  size_t count = 0;
-  bool checked = false;  // guarded by the pipeline's mutex
-  bool last = false;     // no batch follows
-  Status fatal;          // reading stopped here (I/O, gzip)
-  uint64_t input_offset = 0;
-  uint64_t parsed_bytes = 0;
-};
-
-bool Loader::Skipped(const Item& item) const {
+bool Loader::Skipped(const CheckedRecord& item) const {
   if (options_.skip_to_line <= 1) return false;
   // slapadd -j compares the record's first line, comment lines in front of
   // the DN included.
@@ -150,7 +122,7 @@ bool Loader::Skipped(const Item& item) const {
   return line < options_.skip_to_line;
 }
 
-void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
+void Loader::Check(EntryChecker* checker, WorkerState* local, CheckedRecord* item) {
   if (item->read_error || Skipped(*item)) return;
   const ldif::Record& r = item->record;
   if (r.kind() == ldif::RecordKind::kChange) {
@@ -187,7 +159,7 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, Item* item) {
   item->error = local->preparer->Prepare(item->ndn, item->prepared.values, equalities, &item->made);
 }
 
-Status Loader::Process(Item* item) {
+Status Loader::Process(CheckedRecord* item) {
   ldif::Record* record = &item->record;
   if (Skipped(*item)) {
     ++summary_.skipped;
@@ -265,7 +237,7 @@ Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, std::stri
   return Status::Ok();
 }
 
-Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item) {
+Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecord& item) {
   const std::string& ndn = item.ndn;
   summary_.last_id = std::max(summary_.last_id, id);
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
@@ -290,7 +262,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const Item& item) 
   return sink_->Add(e);
 }
 
-void Loader::AddOperationalValues(const Item& item) {
+void Loader::AddOperationalValues(const CheckedRecord& item) {
   const EntryChecker::Prepared& p = item.prepared;
   added_.clear();
   uint8_t missing = 0;
@@ -452,193 +424,19 @@ void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t
   }
 }
 
-// Runs the workers that read and check batches of records; the calling
-// thread takes the batches in input order with Next() and gives them back
-// with Release(). Destruction stops and joins every worker, whatever state
-// it is in.
-//
-// Each worker reads the next batch itself (one at a time, under read_mu_)
-// and then checks it. A reading thread of its own, handing batches to the
-// checkers, woke one at every batch, and a scheduler may put the woken
-// thread on the waker's core, ahead of it, while the other core idles: on
-// a two-core virtual machine the other core sat idle for milliseconds at a
-// time (bench/README.md, "The checking workers read their own batches").
-//
-// The calling thread checks too: while the next batch in order is not
-// checked yet, it reads and checks one itself rather than sleep. With one
-// worker on two cores that is one thread per core, fewer sleeps and fewer
-// woken threads for the scheduler to stack on a busy core (bench/README.md,
-// "The writing thread checks too").
-class Loader::Pipeline {
+// One checking thread's: its own copy of the checks (they keep memos) and
+// of the sink's preparer, as the checks run without a lock.
+class Loader::RecordChecker final : public CheckPipeline::Checker {
  public:
-  Pipeline(Loader* loader, ldif::Reader* reader, const EntryChecker& prototype, unsigned workers,
-           size_t batch_records)
-      : loader_(loader),
-        reader_(reader),
-        batch_records_(batch_records),
-        own_checker_(prototype),
-        own_state_(NewState(*loader)) {
-    size_t depth = 2 * static_cast<size_t>(workers) + 2;
-    for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<Batch>());
-    for (unsigned i = 0; i < workers; ++i) {
-      workers_.emplace_back([this, checker = prototype]() mutable {
-        pthread_setname_np(pthread_self(), "dirload-check");
-        WorkerState local = NewState(*loader_);
-        WorkLoop(&checker, &local);
-      });
-    }
+  explicit RecordChecker(Loader* loader) : loader_(loader), checker_(*loader->checker_) {
+    state_.preparer = loader->sink_->NewPreparer();
   }
-  ~Pipeline() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    free_cv_.notify_all();
-    for (std::thread& t : workers_) t.join();
-  }
-
-  // The next batch in input order, once checked. Until it is, the caller
-  // reads and checks the batches it can take; it waits only when none is
-  // left to read or free.
-  Batch* Next() {
-    for (;;) {
-      std::unique_ptr<Batch> batch;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        if (FrontChecked()) return ordered_.front().get();
-        if (free_.empty() || input_done_) {
-          ready_cv_.wait(lock, [this] { return FrontChecked(); });
-          return ordered_.front().get();
-        }
-        batch = std::move(free_.back());
-        free_.pop_back();
-      }
-      ReadAndCheck(std::move(batch), &own_checker_, &own_state_);
-    }
-  }
-  void Release() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      free_.push_back(std::move(ordered_.front()));
-      ordered_.pop_front();
-    }
-    free_cv_.notify_one();
-  }
+  void Check(CheckedRecord* record) override { loader_->Check(&checker_, &state_, record); }
 
  private:
-  // Every checking thread prepares entries with its own preparer from the
-  // sink, as the checks run without a lock.
-  static WorkerState NewState(const Loader& loader) {
-    WorkerState state;
-    state.preparer = loader.sink_->NewPreparer();
-    return state;
-  }
-  // REQUIRES: mu_ held.
-  bool FrontChecked() const { return !ordered_.empty() && ordered_.front()->checked; }
-
-  void WorkLoop(EntryChecker* checker, WorkerState* local) {
-    for (;;) {
-      std::unique_ptr<Batch> batch;
-      {
-        // After the input's end a worker waits for the pipeline to stop: the
-        // batches it checked may point into its checker's memory until the
-        // writer is done with them.
-        std::unique_lock<std::mutex> lock(mu_);
-        free_cv_.wait(lock, [this] { return stop_ || (!free_.empty() && !input_done_); });
-        if (stop_) return;
-        batch = std::move(free_.back());
-        free_.pop_back();
-      }
-      ReadAndCheck(std::move(batch), checker, local);
-    }
-  }
-
-  // Reads the next batch into `batch` and checks it with `checker`; gives
-  // the batch back unread when the input has ended.
-  void ReadAndCheck(std::unique_ptr<Batch> batch, EntryChecker* checker, WorkerState* local) {
-    Batch* b = batch.get();
-    {
-      // Batches enter ordered_ in the order they are read.
-      std::lock_guard<std::mutex> reading(read_mu_);
-      if (!Fill(b)) {
-        std::lock_guard<std::mutex> lock(mu_);
-        free_.push_back(std::move(batch));
-        return;
-      }
-      std::lock_guard<std::mutex> lock(mu_);
-      ordered_.push_back(std::move(batch));
-      if (b->last) input_done_ = true;
-    }
-    // The others stop waiting for a batch to read.
-    if (b->last) free_cv_.notify_all();
-    for (size_t i = 0; i < b->count; ++i) loader_->Check(checker, local, &b->items[i]);
-    bool next;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      b->checked = true;
-      // The writer takes batches in input order: a later one can wait.
-      next = ordered_.front().get() == b;
-    }
-    if (next) ready_cv_.notify_one();
-  }
-
-  // Reads the next batch into `b`; false once the input has ended (another
-  // worker read its last batch). REQUIRES: read_mu_ held.
-  bool Fill(Batch* b) {
-    if (input_done_) return false;
-    b->count = 0;
-    b->checked = false;
-    b->last = false;
-    b->fatal = Status::Ok();
-    if (b->items.size() < batch_records_) b->items.resize(batch_records_);
-    while (b->count < batch_records_) {
-      Item& item = b->items[b->count];
-      Result<bool> got = reader_->Next(&item.record);
-      if (!got.ok()) {
-        if (reader_->last_error().fatal) {
-          b->fatal = got.status();
-          b->last = true;
-          break;
-        }
-        item.read_error = true;
-        item.error = got.status();
-        item.text = reader_->last_error().text;
-        item.read_line = reader_->last_error().record_line;
-        ++b->count;
-        continue;
-      }
-      if (!*got) {
-        b->last = true;
-        break;
-      }
-      item.read_error = false;
-      item.error = Status::Ok();
-      item.ndn.clear();
-      ++b->count;
-    }
-    b->input_offset = reader_->input_offset();
-    b->parsed_bytes = reader_->bytes_parsed();
-    return true;
-  }
-
   Loader* loader_;
-  ldif::Reader* reader_;
-  size_t batch_records_;
-  std::mutex read_mu_;  // one worker reads at a time
-  std::mutex mu_;
-  // One per kind of waiter, each woken alone: with one for all, every
-  // hand-over woke every thread, and most went back to sleep.
-  std::condition_variable free_cv_;   // the workers: a batch to read into
-  std::condition_variable ready_cv_;  // the writer: the next batch checked
-  bool stop_ = false;                 // guarded by mu_
-  // Set holding both read_mu_ and mu_, so read under either.
-  bool input_done_ = false;
-  std::vector<std::unique_ptr<Batch>> free_;    // guarded by mu_
-  std::deque<std::unique_ptr<Batch>> ordered_;  // guarded by mu_, input order
-  // The calling thread's own checker, for the batches it checks itself.
-  EntryChecker own_checker_;
-  WorkerState own_state_;
-  std::vector<std::thread> workers_;
+  EntryChecker checker_;
+  WorkerState state_;
 };
 
 unsigned DefaultCheckingWorkers() {
@@ -654,10 +452,11 @@ Result<LoadSummary> Loader::Run(ldif::Reader* reader) {
   const uint64_t input_size = reader->input_size();
   uint64_t input_offset = 0, parsed = 0;
   {
-    Pipeline pipeline(this, reader, *checker_, options_.threads,
-                      std::max<size_t>(1, options_.batch_records));
+    CheckPipeline pipeline(
+        reader, [this] { return std::make_unique<RecordChecker>(this); }, options_.threads,
+        std::max<size_t>(1, options_.batch_records));
     for (bool last = false; !last;) {
-      Batch* batch = pipeline.Next();
+      RecordBatch* batch = pipeline.Next();
       for (size_t i = 0; i < batch->count; ++i) {
         DIRLOAD_RETURN_IF_ERROR(Process(&batch->items[i]));
       }

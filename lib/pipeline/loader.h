@@ -24,13 +24,11 @@
 // What a failed or killed run leaves is the sink's to mark (the native
 // format's `loading` state) or to throw away (slapd's build directory).
 //
-// The work runs as a pipeline: `threads` workers each read a batch of
-// records (one at a time) and check and normalise it (the costly part), and
+// The work runs as a pipeline (check_pipeline.h): `threads` workers each
+// read a batch of records and check and normalise it (the costly part), and
 // the calling thread takes the batches in input order for the checks that
-// depend on what came before (duplicates, parents) and writes the store;
-// while the next batch in order is not checked yet, the calling thread
-// reads and checks one itself. At most a few batches are in flight, so
-// memory does not grow with the input.
+// depend on what came before (duplicates, parents) and hands the entries to
+// the sink.
 //
 // Thread safety: one Loader per run; Run() is called by one thread, which is
 // the only one that calls the sink (its Preparers run on the workers).
@@ -51,6 +49,7 @@
 #include "ldif/record.h"
 #include "lib/entry/entry_codec.h"
 #include "lib/format/entry_sink.h"
+#include "lib/pipeline/check_pipeline.h"
 #include "lib/pipeline/entry_checker.h"
 #include "lib/pipeline/operational_attributes.h"
 #include "lib/pipeline/progress.h"
@@ -131,9 +130,7 @@ class Loader {
     bool removed = false;
   };
   enum class Found { kNone, kStored, kHole };
-  struct Item;
-  struct Batch;
-  class Pipeline;
+  class RecordChecker;
   // What one checking worker keeps between records.
   struct WorkerState {
     // The last entry's normalizations from the checks (Prepared::normalized).
@@ -150,16 +147,16 @@ class Loader {
   Status Begin();
   Status Finish();
   // Worker side: the checks that need only the record itself.
-  void Check(EntryChecker* checker, WorkerState* local, Item* item);
+  void Check(EntryChecker* checker, WorkerState* local, CheckedRecord* item);
   // Calling thread, in input order: the checks that need earlier records, then the write.
-  Status Process(Item* item);
+  Status Process(CheckedRecord* item);
   Status ReserveAncestors(const std::string& ndn, uint64_t line, std::string_view dn);
-  Status Insert(EntryId id, const ldif::Record& record, const Item& item);
+  Status Insert(EntryId id, const ldif::Record& record, const CheckedRecord& item);
   // Whether `item` comes before skip_to_line.
-  bool Skipped(const Item& item) const;
+  bool Skipped(const CheckedRecord& item) const;
   // The operational values the entry lacks, in added_ (lastmod); notes its
   // entryCSN for -w.
-  void AddOperationalValues(const Item& item);
+  void AddOperationalValues(const CheckedRecord& item);
   // -w: merges the greatest entryCSN per server ID into the suffix entry's contextCSN.
   Status WriteContextCsn();
   // Rejects (and removes) every entry below a reserved ID that never arrived.
