@@ -4,7 +4,7 @@
 #include "lib/db/load_job.h"
 #include "lib/format/mdb/mdb_format_reader.h"
 #include "lib/format/native/native_reader.h"
-#include "lib/pipeline/mdb_staged_load.h"
+#include "lib/pipeline/mdb_load_options.h"
 #include "lib/pipeline/pending_work.h"
 
 namespace dirload {

@@ -5,7 +5,7 @@
 #include "lib/db/run_report.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/mdb_rebuild.h"
-#include "lib/pipeline/mdb_staged_load.h"
+#include "lib/pipeline/mdb_load_options.h"
 #include "lib/pipeline/pending_work.h"
 #include "lib/pipeline/recovery.h"
 #include "lib/pipeline/write_guard.h"

@@ -7,6 +7,7 @@
 #include "lib/format/native/native_sink.h"
 #include "lib/pipeline/dry_run_sink.h"
 #include "lib/pipeline/mdb_rebuild.h"
+#include "lib/pipeline/mdb_load_options.h"
 #include "lib/pipeline/mdb_staged_load.h"
 #include "lib/pipeline/write_guard.h"
 #include "lib/util/text_table.h"

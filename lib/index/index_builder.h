@@ -75,6 +75,14 @@ struct BuilderOptions {
   unsigned threads = 2;
 };
 
+// An index build as a command asks for it, whichever the format.
+struct IndexRunOptions {
+  IndexMethod method = IndexMethod::kSort;
+  BuilderOptions builder;
+  // Rebuild only these attributes (names as configured); empty: all.
+  std::vector<std::string> only;
+};
+
 // Per index.
 struct IndexBuildStats {
   std::string name;             // attribute type's canonical name

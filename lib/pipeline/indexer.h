@@ -62,13 +62,6 @@ Result<std::vector<std::string>> UnconfiguredIndexTables(Store* store, const Ind
 Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema,
                                               const IndexConfig& config);
 
-struct IndexRunOptions {
-  IndexMethod method = IndexMethod::kSort;
-  BuilderOptions builder;
-  // Rebuild only these attributes (names as configured); empty: all.
-  std::vector<std::string> only;
-};
-
 struct IndexRunSummary {
   uint64_t entries = 0;
   bool fed = false;                  // the entries came from phase 1 (IndexFeed), not from a scan

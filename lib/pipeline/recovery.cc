@@ -7,7 +7,7 @@
 #include "lib/index/sorted_runs.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/mdb_rebuild.h"
-#include "lib/pipeline/mdb_staged_load.h"
+#include "lib/pipeline/mdb_load_options.h"
 #include "lib/pipeline/pending_work.h"
 #include "lib/pipeline/undo_copy.h"
 
