@@ -5,13 +5,13 @@
 
 #include "ldif/writer.h"
 #include "lib/db/database.h"
+#include "lib/db/search_bench.h"
 #include "lib/search/filter.h"
 #include "lib/search/search.h"
 #include "lib/util/request_values.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
-#include "tools/search_bench.h"
 
 namespace dirload::tools {
 namespace {
@@ -72,7 +72,7 @@ int RunBench(const SearchArgs& a) {
   o.seconds = a.bench_seconds;
   o.requests = a.bench_requests;
   if (o.requests == 0 && !(o.seconds > 0)) return Usage("--bench-seconds must be positive");
-  Result<std::vector<SearchBenchRun>> runs = RunSearchBench(a.db, o);
+  Result<std::vector<SearchBenchRun>> runs = RunSearchBench(ToOpenOptions(a.db, Access::kRead), o);
   if (!runs.ok()) return ReportError(runs.status());
   Result<std::unique_ptr<ldif::ByteSink>> sink = ldif::OpenByteSink(a.output);
   if (!sink.ok()) return ReportError(sink.status());

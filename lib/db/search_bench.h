@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
+#include "lib/db/database.h"
 #include "lib/search/search.h"
 #include "lib/util/status.h"
-#include "tools/database_args.h"
 
-namespace dirload::tools {
+namespace dirload {
 
 struct SearchBenchOptions {
   std::vector<int> workers;     // a run per count, in this order
@@ -51,9 +51,9 @@ struct SearchBenchRun {
   double mean_ms = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;
 };
 
-// Runs the benchmark on the database `args` names. Errors opening the
+// Runs the benchmark on the database `open` names (its access is set here). Errors opening the
 // database are returned as opening it for a search returns them.
-Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
+Result<std::vector<SearchBenchRun>> RunSearchBench(const OpenOptions& open,
                                                    const SearchBenchOptions& options);
 
-}  // namespace dirload::tools
+}  // namespace dirload

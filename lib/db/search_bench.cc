@@ -1,4 +1,4 @@
-#include "tools/search_bench.h"
+#include "lib/db/search_bench.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 #include "lib/util/latency.h"
 #include "lib/util/request_values.h"
 
-namespace dirload::tools {
+namespace dirload {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -59,17 +59,17 @@ bool ReadAll(int fd, void* data, size_t size) {
 
 // A database opened for searching, with the indexes it may use sorted out
 // already, so that no request pays for that.
-Result<std::unique_ptr<Database>> OpenForSearch(const DatabaseArgs& args) {
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
-                           Database::Open(ToOpenOptions(args, Access::kRead)));
+Result<std::unique_ptr<Database>> OpenForSearch(OpenOptions open) {
+  open.access = Access::kRead;
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(open));
   DIRLOAD_RETURN_IF_ERROR(db->UnusableIndexes().status());
   return db;
 }
 
 // The body of worker `index` of `count`; never returns.
-[[noreturn]] void Worker(const DatabaseArgs& args, const SearchBenchOptions& o, int index,
-                         int count, int go_fd, int out_fd) {
-  Result<std::unique_ptr<Database>> opened = OpenForSearch(args);
+[[noreturn]] void Worker(const OpenOptions& open, const SearchBenchOptions& o, int index, int count,
+                         int go_fd, int out_fd) {
+  Result<std::unique_ptr<Database>> opened = OpenForSearch(open);
   if (!opened.ok()) {
     std::string m(opened.status().message());
     WriteAll(out_fd, &kFailed, 1);
@@ -172,7 +172,7 @@ Status BenchError(std::string message) {
   return Status::IoError("search --bench: " + std::move(message)).WithOrigin(ErrorOrigin::kStorage);
 }
 
-Result<SearchBenchRun> RunOnce(const DatabaseArgs& args, const SearchBenchOptions& o, int count) {
+Result<SearchBenchRun> RunOnce(const OpenOptions& open, const SearchBenchOptions& o, int count) {
   WorkerGroup group;
   int go[2];
   if (::pipe(go) != 0) return BenchError(std::string("pipe: ") + std::strerror(errno));
@@ -194,7 +194,7 @@ Result<SearchBenchRun> RunOnce(const DatabaseArgs& args, const SearchBenchOption
       ::close(out[0]);
       ::close(go[1]);
       for (const WorkerProcess& w : group.workers()) ::close(w.out_fd);
-      Worker(args, o, i, count, go[0], out[1]);
+      Worker(open, o, i, count, go[0], out[1]);
     }
     ::close(out[1]);
     group.workers().push_back({pid, out[0]});
@@ -247,12 +247,12 @@ Result<SearchBenchRun> RunOnce(const DatabaseArgs& args, const SearchBenchOption
 
 }  // namespace
 
-Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
+Result<std::vector<SearchBenchRun>> RunSearchBench(const OpenOptions& open,
                                                    const SearchBenchOptions& options) {
   // Opened once here first, so that a database that cannot be searched
   // fails with the error a plain search gives, before any worker starts.
   {
-    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> check, OpenForSearch(args));
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> check, OpenForSearch(open));
     DIRLOAD_RETURN_IF_ERROR(
         ParseFilter(FillFilterTemplate(options.filter_template,
                                        options.values.empty() ? "" : options.values[0]))
@@ -260,10 +260,10 @@ Result<std::vector<SearchBenchRun>> RunSearchBench(const DatabaseArgs& args,
   }
   std::vector<SearchBenchRun> runs;
   for (int count : options.workers) {
-    DIRLOAD_ASSIGN_OR_RETURN(SearchBenchRun run, RunOnce(args, options, count));
+    DIRLOAD_ASSIGN_OR_RETURN(SearchBenchRun run, RunOnce(open, options, count));
     runs.push_back(std::move(run));
   }
   return runs;
 }
 
-}  // namespace dirload::tools
+}  // namespace dirload
