@@ -74,9 +74,12 @@ class FormatReader {
   Result<const IndexConfig*> UsableIndexes();
   Result<std::vector<std::string>> UnusableIndexes();
 
-  // Every entry, or those `selection` picks, in ID order (slapcat's).
+  // Every entry, or those `selection` picks, in ID order (slapcat's). A
+  // selection is a search (lib/search/search.h) over the format's
+  // SearchSource.
   virtual Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) = 0;
-  // An exact search: indexes propose, every candidate is checked. The
+  // An exact search, run by lib/search/search.h over the format's
+  // SearchSource: indexes propose, every candidate is checked. The
   // request's `indexes` is ignored: UsableIndexes() are used unless
   // request.use_indexes is false.
   virtual Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) = 0;

@@ -83,8 +83,9 @@ struct PlanNode {
 using PlanItemFn = std::function<Result<Candidates>(const Filter& item, PlanNode* plan)>;
 
 // The AND, OR and NOT nodes of `f` planned as the header says, their items
-// by `item`; *plan receives the explanation. Shared by the native planner
-// below and slapd's format (lib/format/mdb/mdb_search.h).
+// by `item`; *plan receives the explanation. Shared by the native Planner
+// below and the search executor (search.h), whose items come from each
+// format's SearchSource.
 Result<Candidates> PlanFilterTree(const Filter& f, PlanNode* plan, const PlanItemFn& item);
 
 // True when every subtype of `type` (itself included) that has a rule of
@@ -105,9 +106,12 @@ class Planner {
   // Candidates for `filter`; *plan (if not null) receives the explanation.
   // Errors come only from the lookup function (storage, corruption).
   Result<Candidates> Plan(const Filter& filter, PlanNode* plan = nullptr);
+  // The candidates of one item (not AND, OR or NOT): a PlanItemFn, which is
+  // how the native format's SearchSource plans (native_search_source.h).
+  // REQUIRES: plan is not null.
+  Result<Candidates> PlanItem(const Filter& f, PlanNode* plan);
 
  private:
-  Result<Candidates> PlanItem(const Filter& f, PlanNode* plan);
   Result<IdList> Read(const std::string& table, const std::string& key, PlanNode* plan);
   const Schema& schema_;
   const IndexConfig& indexes_;

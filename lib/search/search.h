@@ -1,35 +1,35 @@
-// Offline search over a dirload database: the engine of `dirload search` and
-// `dirload cat -a`. Candidates come from the indexes (planner.h) or from a
-// scan; the scope comes from dn2id; every candidate in scope is decoded and
-// checked with the filter's real matching rules (evaluate.h), so the result
-// is exact whatever the indexes say.
+// Offline search: the engine of `dirload search` and `dirload cat -a/-s/-H`
+// on both database formats, run over the format's SearchSource
+// (search_source.h). Candidates come from the indexes (PlanFilterTree over
+// the source's item candidates) or from a scan; the scope from the source;
+// every candidate in scope is read and checked with the filter's real
+// matching rules (evaluate.h), so the result is exact whatever the indexes
+// say, and a search with indexes returns what a scan returns.
 //
-// Scope through dn2id (keys are DnSortKey(normalised DN) -> 8-byte
-// big-endian ID; keys over 511 bytes are cut and hashed, dn.h): base is one
-// Get; the subtree of X is X's key plus the key range starting with
-// DnDescendantPrefix(key of X) (for long keys, the cut range filtered by the
-// full key each record holds); one level is that range without the keys
-// holding another 0x00 after the prefix. A
-// subtree that holds every entry (the suffix's) costs two cursor moves to
-// recognise and is not walked; with at most kCheckScopePerEntry candidates
-// each candidate's DN is checked instead of walking dn2id. The
-// empty base DN stands for the root above the database: its subtree is every
-// entry, its one level the entries whose parent is not stored (the suffix
-// entry), and base scope on it finds nothing. (slapcat reads an empty base
-// as the suffix; a tool wanting that passes the suffix.)
+// The scope: base is the base entry alone; one level and subtree are the
+// source's IDs, intersected with the candidates. A subtree that holds every
+// entry (the suffix's, the root's) is recognised by the source without
+// walking it. With at most check_scope_per_entry candidates below a stored
+// base, each candidate is checked instead of walking the scope: by its
+// recorded ancestry when the format keeps one (slapd's dn2i), else by its own
+// DN as it is read. The empty base DN stands for the root above the
+// database: its subtree is every entry, its one level the entries whose
+// parent is not stored (the suffix entry), and base scope on it finds
+// nothing. (slapcat reads an empty base as the suffix; a tool wanting that
+// passes the suffix.)
 //
 // Entries are visited in ascending ID order (the order slapcat prints).
 //
-// The caller reads the database's meta (attribute dictionary, index
-// configuration and whether the indexes are current) and passes it in: this
-// module only reads id2entry, dn2id and the index tables.
+// The caller passes the indexes a search may trust (the format's reader
+// sorts them out from its meta or configuration).
 //
-// Thread safety: as Store, one thread per store. Search() keeps no state;
-// concurrent searches need a store (or a read transaction) each.
+// Thread safety: Search() keeps no state; a source serves one search at a
+// time, so concurrent searches need a source (and its read session) each.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,15 +38,14 @@
 #include "lib/schema/schema.h"
 #include "lib/search/filter.h"
 #include "lib/search/planner.h"
+#include "lib/search/search_source.h"
 #include "lib/store/store.h"
 #include "lib/util/status.h"
 
 namespace dirload {
 
-enum class SearchScope { kBase, kOne, kSub };
-
-// Up to this many index candidates are scope-checked by their own DN rather
-// than by walking the scope's range of dn2id.
+// Up to this many index candidates are scope-checked one by one (by their
+// ancestry or their DN) rather than by walking the scope.
 inline constexpr uint64_t kCheckScopePerEntry = 1000;
 
 std::string_view SearchScopeName(SearchScope scope);  // "base", "one", "sub"
@@ -62,8 +61,8 @@ struct SearchRequest {
   bool use_indexes = true;
   // Fill SearchResult::plan (costs one string per filter node).
   bool explain = false;
-  // At most this many candidates are scope-checked by their DN (0: always
-  // walk dn2id).
+  // At most this many candidates are scope-checked one by one (0: always
+  // walk the scope).
   uint64_t check_scope_per_entry = kCheckScopePerEntry;
 };
 
@@ -80,9 +79,20 @@ struct SearchResult {
 // status stops the search and is returned.
 using SearchCallback = std::function<Status(EntryId id, const EntryView& entry)>;
 
-// Runs `request` on `store`. Errors: InvalidArgument for a base DN that does
-// not parse or normalise, NotFound for a base entry that does not exist
-// (LDAP's noSuchObject), and storage or corruption errors.
+// Runs `request` on `source`. Errors: InvalidArgument (kUsage) for a base DN
+// that does not parse or normalise, NotFound for a base entry that does not
+// exist (LDAP's noSuchObject), the callback's error, and the source's storage
+// or corruption errors.
+Result<SearchResult> Search(SearchSource& source, const Schema& schema,
+                            const SearchRequest& request, const SearchCallback& callback);
+
+// The base `base` (a DN as written) names: the root for "", else the stored
+// entry's normalized DN and ID; nullopt when no entry has that DN.
+// InvalidArgument (kUsage) when it does not normalise.
+Result<std::optional<SearchBase>> FindSearchBase(SearchSource& source, const Schema& schema,
+                                                 const std::string& base);
+
+// Runs `request` on dirload's native tables in `store` (native_search_source.h).
 // REQUIRES: `dictionary` is the database's attribute dictionary (meta).
 Result<SearchResult> Search(Store* store, const Schema& schema,
                             const AttributeDictionary& dictionary, const SearchRequest& request,

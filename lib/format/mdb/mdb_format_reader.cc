@@ -2,28 +2,9 @@
 
 #include "lib/format/mdb/mdb_report.h"
 #include "lib/format/mdb/mdb_report_text.h"
-#include "lib/format/mdb/mdb_search.h"
-#include "lib/schema/dn.h"
-#include "lib/search/evaluate.h"
+#include "lib/format/mdb/mdb_search_source.h"
 
 namespace dirload::mdb {
-namespace {
-
-// True when the normalized DN `ndn` is in `scope` of the normalized `base`.
-bool InScope(std::string_view ndn, std::string_view base, SearchScope scope) {
-  switch (scope) {
-    case SearchScope::kBase:
-      return ndn == base;
-    case SearchScope::kOne:
-      return !ndn.empty() && ParentDn(ndn) == base;
-    case SearchScope::kSub:
-      while (ndn.size() > base.size()) ndn = ParentDn(ndn);
-      return ndn == base;
-  }
-  return false;
-}
-
-}  // namespace
 
 MdbFormatReader::MdbFormatReader(std::string dir, std::optional<std::string> suffix,
                                  MdbKeyOptions keys, ReaderContext context)
@@ -48,9 +29,9 @@ Status MdbFormatReader::SortIndexes(IndexConfig* usable, std::vector<std::string
 }
 
 // slapcat's scan: every entry in ID order, each checked in full. A selection
-// filters the scan, each entry's normalized DN (from slapd's own normalized
-// RDNs) against the base, and the filter evaluated with the schema; no
-// index is used.
+// is a search (search.h) that uses no index, since slapcat uses none and an
+// index slapd cannot tell stale must not change what cat writes; as in
+// slapcat, a base that is not stored selects nothing.
 Status MdbFormatReader::ForEachEntry(const EntrySelection* selection,
                                      const EntryCallback& callback) {
   reader_->set_entry_checks(MdbEntryChecks::kFull);
@@ -58,37 +39,31 @@ Status MdbFormatReader::ForEachEntry(const EntrySelection* selection,
     return reader_->ForEach([&](const MdbReadEntry& e) { return callback(e.view); });
   }
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
-  FilterMatcher matcher(selection->filter, *schema);
-  DescriptionTable descriptions(reader_->dictionary(), *schema);
-  std::string base;
-  if (selection->base.has_value() || has_suffix_) {
-    Result<std::string> nbase = NormalizeDn(*schema, selection->base.value_or(suffix_));
-    if (!nbase.ok()) return nbase.status().WithPrefix("base DN: ").WithOrigin(ErrorOrigin::kUsage);
-    base = std::move(*nbase);
-  }
-  return reader_->ForEach([&](const MdbReadEntry& e) -> Status {
-    if (!InScope(e.ndn, base, selection->scope)) return Status::Ok();
-    DIRLOAD_ASSIGN_OR_RETURN(bool match, matcher.Matches(e.view, descriptions));
-    if (!match) return Status::Ok();
-    return callback(e.view);
-  });
+  MdbSearchSource source(reader_.get(), *schema, keys_);
+  SearchRequest request;
+  request.base = selection->base.value_or(suffix_);
+  request.scope = selection->scope;
+  request.filter = selection->filter;
+  request.use_indexes = false;
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<SearchBase> base,
+                           FindSearchBase(source, *schema, request.base));
+  if (!base.has_value()) return Status::Ok();
+  return dirload::Search(source, *schema, request,
+                         [&](EntryId, const EntryView& e) { return callback(e); })
+      .status();
 }
 
 Result<SearchResult> MdbFormatReader::Search(SearchRequest request,
                                              const SearchCallback& callback) {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
   DIRLOAD_ASSIGN_OR_RETURN(const IndexConfig* indexes, UsableIndexes());
+  // With no usable index database there is nothing to plan with: the plan
+  // says no indexes are configured.
+  request.indexes = indexes->empty() ? nullptr : indexes;
   // A search reads only the values its filter tests: bounds checks suffice.
   reader_->set_entry_checks(MdbEntryChecks::kBounds);
-  MdbSearchRequest m;
-  m.base = std::move(request.base);
-  m.scope = request.scope;
-  m.filter = std::move(request.filter);
-  m.indexes = indexes;
-  m.use_indexes = request.use_indexes;
-  m.explain = request.explain;
-  m.keys = keys_;
-  return MdbSearch(reader_.get(), *schema, m, callback);
+  MdbSearchSource source(reader_.get(), *schema, keys_);
+  return dirload::Search(source, *schema, request, callback);
 }
 
 Result<FormatReport> MdbFormatReader::Report() {

@@ -2,7 +2,8 @@
 // read it: id2e through ad2i's dictionary, names through dn2i. slapd records
 // no index configuration, so the indexes a search may use are the
 // configured ones whose index databases exist and are not empty
-// (mdb_search.h); the suffix is the configured one.
+// (mdb_search_source.h); the suffix is the configured one. Searches and
+// selections run the search executor over an MdbSearchSource.
 //
 // Thread safety: one thread.
 #pragma once

@@ -3,6 +3,7 @@
 #include "lib/format/native/native_report_text.h"
 #include "lib/pipeline/database_report.h"
 #include "lib/pipeline/indexer.h"
+#include "lib/search/native_search_source.h"
 #include "lib/store/tables.h"
 
 namespace dirload {
@@ -72,7 +73,8 @@ Status NativeReader::ForEachEntry(const EntrySelection* selection, const EntryCa
 Result<SearchResult> NativeReader::Search(SearchRequest request, const SearchCallback& callback) {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
   DIRLOAD_ASSIGN_OR_RETURN(request.indexes, UsableIndexes());
-  return dirload::Search(store_.get(), *schema, dictionary_, request, callback);
+  NativeSearchSource source(store_.get(), *schema, dictionary_);
+  return dirload::Search(source, *schema, request, callback);
 }
 
 Result<FormatReport> NativeReader::Report() {
