@@ -1,6 +1,5 @@
 #include "lib/format/native/native_reader.h"
 
-#include "lib/format/native/native_report_text.h"
 #include "lib/pipeline/database_report.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/store/tables.h"
@@ -75,9 +74,6 @@ Result<SearchResult> NativeReader::Search(SearchRequest request, const SearchCal
   return dirload::Search(store_.get(), *schema, dictionary_, request, callback);
 }
 
-Result<FormatReport> NativeReader::Report() {
-  DIRLOAD_ASSIGN_OR_RETURN(DatabaseReport report, BuildDatabaseReport(store_.get()));
-  return FormatReport{NativeReportText(report), DatabaseReportToJson(report)};
-}
+Result<DatabaseReport> NativeReader::Report() { return BuildNativeReport(store_.get()); }
 
 }  // namespace dirload
