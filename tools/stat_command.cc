@@ -9,6 +9,8 @@
 #include <string>
 
 #include "lib/db/database.h"
+#include "lib/format/database_report_json.h"
+#include "lib/format/database_report_text.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
@@ -43,17 +45,17 @@ int RunStat(const StatArgs& a) {
   Result<std::unique_ptr<Database>> db = Database::Open(ToOpenOptions(a.db, Access::kReport));
   if (!db.ok()) return ReportError(db.status());
   PrintNotes((*db)->config(), a.db.verbose);
-  Result<FormatReport> report = (*db)->Report();
+  Result<DatabaseReport> report = (*db)->Report();
   if (!report.ok()) return ReportError(report.status());
   // The database is closed before anything is written out.
   db->reset();
   // The file first: when it cannot be written, nothing has been printed yet.
   if (!a.json.empty()) {
-    Status s = WriteText(report->json, a.json);
+    Status s = WriteText(DatabaseReportToJson(*report), a.json);
     if (!s.ok()) return ReportError(s);
   }
   if (a.json != "-") {
-    Status s = WriteText(report->text, "-");
+    Status s = WriteText(DatabaseReportText(*report), "-");
     if (!s.ok()) return ReportError(s);
   }
   return kExitOk;

@@ -90,7 +90,7 @@ class Database {
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) {
     return reader_->Search(std::move(request), callback);
   }
-  Result<FormatReport> Report() { return reader_->Report(); }
+  Result<DatabaseReport> Report() { return reader_->Report(); }
 
   // Writing (kLoad, kDryRun): load_job.h.
   Result<std::unique_ptr<LoadJob>> BeginLoad(const LoadJobOptions& options);

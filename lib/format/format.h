@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lib/entry/entry_codec.h"
+#include "lib/format/database_report.h"
 #include "lib/format/format_detect.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
@@ -35,12 +36,6 @@ struct EntrySelection {
   std::optional<std::string> base;
   SearchScope scope = SearchScope::kSub;
   Filter filter;
-};
-
-// What a report says, laid out by its format: `stat`'s text and JSON.
-struct FormatReport {
-  std::string text;
-  std::string json;
 };
 
 // What a reader asks of the database it belongs to, when it first needs it.
@@ -83,8 +78,9 @@ class FormatReader {
   // request's `indexes` is ignored: UsableIndexes() are used unless
   // request.use_indexes is false.
   virtual Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) = 0;
-  // What the database holds (entries, tables, indexes, the engine).
-  virtual Result<FormatReport> Report() = 0;
+  // What the database holds (entries, tables, indexes, the engine), in the
+  // shape both formats fill (database_report.h).
+  virtual Result<DatabaseReport> Report() = 0;
 
  protected:
   // Splits the configuration in force into the indexes a search may use and

@@ -1,17 +1,17 @@
 #include "lib/pipeline/database_report.h"
 
-#include <algorithm>
-#include <bit>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "lib/idl/idl_store.h"
 #include "lib/index/index_keys.h"
+#include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/indexer.h"
-#include "lib/pipeline/run_stats.h"
 #include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
-#include "lib/util/json.h"
 
 namespace dirload {
 namespace {
@@ -56,20 +56,21 @@ Result<std::map<std::string, std::string>> RecordedIndexes(Store* store) {
 }
 
 Status WalkIndex(Store* store, IndexReport* r) {
-  std::string longest_key;
+  IndexKindReport kinds[kIndexKeyKinds];
+  uint64_t hashed = 0;
+  // Raw keys while walking; shown as text at the end, once each.
+  std::vector<IdListReport> longest;
   DIRLOAD_RETURN_IF_ERROR(
       ForEachIdList(store, r->table, [&](std::string_view key, const IdList& ids) {
         const uint64_t n = ids.size();
         ++r->keys;
         r->ids += n;
-        if (n > r->longest) {
-          r->longest = n;
-          longest_key.assign(key);
-        }
-        IndexKindReport& kind = r->kinds[static_cast<size_t>(KindOfIndexKey(key))];
+        if (WouldKeepLongest(n, longest))
+          OfferLongest({std::string(key), n, std::nullopt}, &longest);
+        IndexKindReport& kind = kinds[static_cast<size_t>(KindOfIndexKey(key))];
         ++kind.keys;
         kind.ids += n;
-        if (!key.empty() && key[0] == kHashedKeyTag) ++r->hashed_keys;
+        if (!key.empty() && key[0] == kHashedKeyTag) ++hashed;
         if (n > 0) {
           size_t b = IdlHistogramBucket(n);
           if (r->histogram.size() <= b) r->histogram.resize(b + 1, 0);
@@ -77,93 +78,15 @@ Status WalkIndex(Store* store, IndexReport* r) {
         }
         return true;
       }));
-  if (r->keys > 0) r->longest_key = Printable(DescribeKey(longest_key));
-  return Status::Ok();
-}
-
-std::string U64(uint64_t v) { return std::to_string(v); }
-std::string Bool(bool v) { return v ? "true" : "false"; }
-
-std::string CacheJson(const CacheStats& c) {
-  return "{\"available\": " + Bool(c.available) + ", \"cache_bytes\": " + U64(c.cache_bytes) +
-         ", \"hits\": " + U64(c.hits) + ", \"misses\": " + U64(c.misses) +
-         ", \"pages_created\": " + U64(c.pages_created) + ", \"pages_read\": " + U64(c.pages_read) +
-         ", \"pages_written\": " + U64(c.pages_written) +
-         ", \"pages_mapped\": " + U64(c.pages_mapped) +
-         ", \"clean_evictions\": " + U64(c.clean_evictions) +
-         ", \"dirty_evictions\": " + U64(c.dirty_evictions) +
-         ", \"trickle_writes\": " + U64(c.trickle_writes) +
-         ", \"pages_in_cache\": " + U64(c.pages_in_cache) +
-         ", \"dirty_pages_in_cache\": " + U64(c.dirty_pages_in_cache) + "}";
-}
-
-std::string FileCacheJson(const FileCacheStats& c) {
-  return "{\"hits\": " + U64(c.hits) + ", \"misses\": " + U64(c.misses) +
-         ", \"pages_created\": " + U64(c.pages_created) + ", \"pages_read\": " + U64(c.pages_read) +
-         ", \"pages_written\": " + U64(c.pages_written) +
-         ", \"pages_mapped\": " + U64(c.pages_mapped) + "}";
-}
-
-std::string TableJson(const TableStats& t) {
-  std::string out =
-      "{\"name\": " + JsonString(t.name) + ", \"entries\": " + U64(t.entries) +
-      ", \"page_size\": " + U64(t.page_size) + ", \"depth\": " + U64(t.depth) +
-      ", \"branch_pages\": " + U64(t.branch_pages) + ", \"leaf_pages\": " + U64(t.leaf_pages) +
-      ", \"overflow_pages\": " + U64(t.overflow_pages) + ", \"free_pages\": " + U64(t.free_pages) +
-      ", \"bytes\": " + U64(t.bytes) + ", \"file_bytes\": " + U64(t.file_bytes);
-  if (t.cache.available) out += ", \"cache\": " + FileCacheJson(t.cache);
-  return out + "}";
-}
-
-std::string IndexJson(const IndexReport& r) {
-  std::string out =
-      "{\"table\": " + JsonString(r.table) + ", \"attribute\": " + JsonString(r.attribute) +
-      ", \"record\": " + JsonString(IndexRecordName(r.record)) +
-      ", \"config\": " + JsonString(r.config_line) + ", \"table_exists\": " + Bool(r.table_exists) +
-      ", \"keys\": " + U64(r.keys) + ", \"ids\": " + U64(r.ids) +
-      ", \"longest\": " + U64(r.longest) + ", \"longest_key\": " + JsonString(r.longest_key) +
-      ", \"average\": " + JsonNumber(r.average()) + ", \"hashed_keys\": " + U64(r.hashed_keys) +
-      ", \"kinds\": {";
-  bool first = true;
+  for (IdListReport& l : longest) l.key = Printable(DescribeKey(l.key));
+  r->longest = std::move(longest);
+  r->hashed_keys = hashed;
   for (size_t k = 0; k < kIndexKeyKinds; ++k) {
-    if (r.kinds[k].keys == 0) continue;
-    out += first ? "" : ", ";
-    first = false;
-    out += JsonString(IndexKeyKindName(static_cast<IndexKeyKind>(k))) +
-           ": {\"keys\": " + U64(r.kinds[k].keys) + ", \"ids\": " + U64(r.kinds[k].ids) + "}";
+    if (kinds[k].keys == 0) continue;
+    kinds[k].kind = std::string(IndexKeyKindName(static_cast<IndexKeyKind>(k)));
+    r->kinds->push_back(std::move(kinds[k]));
   }
-  out += "}, \"histogram\": [";
-  for (size_t b = 0; b < r.histogram.size(); ++b) {
-    out += b ? ", " : "";
-    out += "{\"min\": " + U64(IdlHistogramBucketMin(b)) +
-           ", \"max\": " + U64(IdlHistogramBucketMax(b)) + ", \"lists\": " + U64(r.histogram[b]) +
-           "}";
-  }
-  return out + "]}";
-}
-
-std::string EngineJson(const DatabaseReport& r) {
-  const EngineSettings& s = r.settings;
-  std::string out = "{\"backend\": " + JsonString(BackendName(s.backend)) +
-                    ", \"read_only\": " + Bool(s.read_only) +
-                    ", \"transactional\": " + Bool(s.transactional) +
-                    ", \"sync_on_commit\": " + Bool(s.sync_on_commit);
-  if (s.backend == Backend::kLmdb) {
-    out += ", \"map_size\": " + U64(r.stats.map_size) + ", \"map_used\": " + U64(r.stats.map_used) +
-           ", \"no_readahead\": " + Bool(s.no_readahead);
-  } else {
-    out += ", \"cache_bytes\": " + U64(s.cache_bytes) + ", \"mmap_size\": " + U64(s.mmap_size);
-  }
-  out += ", \"tables\": [";
-  for (size_t i = 0; i < s.tables.size(); ++i) {
-    const TableSettings& t = s.tables[i];
-    out += i ? ", " : "";
-    out += "{\"name\": " + JsonString(t.name) + ", \"page_size\": " + U64(t.page_size) +
-           ", \"priority\": " + JsonString(CachePriorityName(t.priority)) + "}";
-  }
-  out += "], \"cache_before\": " + CacheJson(r.cache_before) +
-         ", \"cache_after\": " + CacheJson(r.cache_after);
-  return out + "}";
+  return Status::Ok();
 }
 
 }  // namespace
@@ -210,90 +133,81 @@ IndexKeyKind KindOfIndexKey(std::string_view key) {
   }
 }
 
-size_t IdlHistogramBucket(uint64_t length) {
-  return static_cast<size_t>(std::bit_width(length)) - 1;
-}
-uint64_t IdlHistogramBucketMin(size_t bucket) { return uint64_t{1} << bucket; }
-uint64_t IdlHistogramBucketMax(size_t bucket) {
-  return bucket >= 63 ? UINT64_MAX : (uint64_t{1} << (bucket + 1)) - 1;
-}
-
-std::string_view IndexRecordName(IndexRecord record) {
-  switch (record) {
-    case IndexRecord::kBuilt:
-      return "built";
-    case IndexRecord::kBuilding:
-      return "building";
-    case IndexRecord::kUnrecorded:
-      return "unrecorded";
-  }
-  return "unrecorded";
-}
-
-Result<DatabaseReport> BuildDatabaseReport(Store* store) {
+Result<DatabaseReport> BuildNativeReport(Store* store) {
   DatabaseReport r;
+  r.format = DatabaseFormat::kNative;
   r.backend = store->backend();
   r.path = store->path();
+  EngineReport engine;
   // First of all: every read below, meta included, moves Berkeley DB's counters.
-  DIRLOAD_ASSIGN_OR_RETURN(r.cache_before, store->CacheStatistics());
-  DIRLOAD_ASSIGN_OR_RETURN(r.meta, ReadMeta(store, nullptr));
-  DIRLOAD_RETURN_IF_ERROR(RequireReady(r.meta, r.path));
+  DIRLOAD_ASSIGN_OR_RETURN(engine.cache_before, store->CacheStatistics());
+  DIRLOAD_ASSIGN_OR_RETURN(DatabaseMeta meta, ReadMeta(store, nullptr));
+  DIRLOAD_RETURN_IF_ERROR(RequireReady(meta, r.path));
+  r.state = std::string(DatabaseStateName(meta.state));
+  r.suffix = meta.suffix;
+  r.entries = meta.entries;
+  r.next_id = meta.next_id;
+  std::string fingerprint;
   DIRLOAD_ASSIGN_OR_RETURN(bool has_fingerprint,
-                           store->Get(kMetaTable, "schema.fingerprint", &r.schema_fingerprint));
-  if (!has_fingerprint) r.schema_fingerprint.clear();
-  DIRLOAD_ASSIGN_OR_RETURN(r.stats, store->Statistics());
+                           store->Get(kMetaTable, "schema.fingerprint", &fingerprint));
+  if (has_fingerprint) r.schema_fingerprint = std::move(fingerprint);
+  DIRLOAD_ASSIGN_OR_RETURN(StoreStats stats, store->Statistics());
   // After Statistics(), which opened every table, so that each one is listed.
-  DIRLOAD_ASSIGN_OR_RETURN(r.settings, store->Settings());
+  DIRLOAD_ASSIGN_OR_RETURN(engine.settings, store->Settings());
+  r.file_bytes = stats.file_bytes;
+  if (r.backend == Backend::kLmdb) {
+    engine.map_size = stats.map_size;
+    engine.map_used = stats.map_used;
+  }
+  for (const TableStats& t : stats.tables) {
+    TableReport table;
+    table.name = t.name;
+    table.entries = t.entries;
+    table.page_size = t.page_size;
+    table.depth = t.depth;
+    table.branch_pages = t.branch_pages;
+    table.leaf_pages = t.leaf_pages;
+    table.overflow_pages = t.overflow_pages;
+    table.free_pages = t.free_pages;
+    table.bytes = t.bytes;
+    table.file_bytes = t.file_bytes;
+    if (t.cache.available) table.cache = t.cache;
+    r.tables.push_back(std::move(table));
+  }
 
   // Index tables on disk, and those meta records (an index no entry had a
   // value for has a record but no table).
   DIRLOAD_ASSIGN_OR_RETURN(auto recorded, RecordedIndexes(store));
-  std::map<std::string, IndexReport> by_table;
-  for (const TableStats& t : r.stats.tables) {
-    if (!t.name.starts_with(kIndexTablePrefix)) continue;
-    by_table[t.name].table_exists = true;
+  std::map<std::string, bool> exists;  // table -> has a table on disk
+  for (const TableStats& t : stats.tables) {
+    if (t.name.starts_with(kIndexTablePrefix)) exists[t.name] = true;
   }
-  for (const auto& [table, line] : recorded) by_table[table];
-  for (auto& [table, ir] : by_table) {
+  for (const auto& [table, line] : recorded) exists.emplace(table, false);
+  for (const auto& [table, table_exists] : exists) {
+    IndexReport ir;
     ir.table = table;
     ir.attribute =
         table.starts_with(kIndexTablePrefix) ? table.substr(kIndexTablePrefix.size()) : table;
+    ir.table_exists = table_exists;
+    ir.hashed_keys = 0;
+    ir.kinds.emplace();
     auto it = recorded.find(table);
     if (it == recorded.end()) {
       ir.record = IndexRecord::kUnrecorded;
+      ir.config = "";
     } else if (it->second.starts_with(kIndexBuildingMark)) {
       ir.record = IndexRecord::kBuilding;
-      ir.config_line = BuildingLine(it->second);
+      ir.config = BuildingLine(it->second);
     } else {
       ir.record = IndexRecord::kBuilt;
-      ir.config_line = it->second;
+      ir.config = it->second;
     }
     if (ir.table_exists) DIRLOAD_RETURN_IF_ERROR(WalkIndex(store, &ir));
     r.indexes.push_back(std::move(ir));
   }
-  DIRLOAD_ASSIGN_OR_RETURN(r.cache_after, store->CacheStatistics());
+  DIRLOAD_ASSIGN_OR_RETURN(engine.cache_after, store->CacheStatistics());
+  r.engine = std::move(engine);
   return r;
-}
-
-std::string DatabaseReportToJson(const DatabaseReport& r) {
-  std::string out =
-      "{\"backend\": " + JsonString(BackendName(r.backend)) + ", \"path\": " + JsonString(r.path) +
-      ", \"state\": " + JsonString(DatabaseStateName(r.meta.state)) +
-      ", \"suffix\": " + JsonString(r.meta.suffix) + ", \"entries\": " + U64(r.meta.entries) +
-      ", \"next_id\": " + U64(r.meta.next_id) +
-      ", \"schema_fingerprint\": " + JsonString(r.schema_fingerprint) +
-      ", \"file_bytes\": " + U64(r.stats.file_bytes) + ", \"tables\": [";
-  for (size_t i = 0; i < r.stats.tables.size(); ++i) {
-    out += i ? ", " : "";
-    out += TableJson(r.stats.tables[i]);
-  }
-  out += "], \"indexes\": [";
-  for (size_t i = 0; i < r.indexes.size(); ++i) {
-    out += i ? ", " : "";
-    out += IndexJson(r.indexes[i]);
-  }
-  out += "], \"engine\": " + EngineJson(r);
-  return out + "}\n";
 }
 
 }  // namespace dirload

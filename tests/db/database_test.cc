@@ -11,6 +11,8 @@
 
 #include "lib/db/index_job.h"
 #include "lib/db/load_job.h"
+#include "lib/format/database_report_json.h"
+#include "lib/format/database_report_text.h"
 #include "lib/pipeline/pending_work.h"
 #include "tests/support/temp_dir.h"
 
@@ -228,8 +230,11 @@ TEST_CASE("reading through the seam: entries, search, report, index plan") {
     CHECK(dns.size() == 11);  // User 1, 10-19
     auto report = (*db)->Report();
     REQUIRE(report.ok());
-    CHECK(report->text.find("entries") != std::string::npos);
-    CHECK(report->json.front() == '{');
+    CHECK(report->format == (*db)->format());
+    CHECK(report->entries == 42);
+    CHECK(report->indexes.size() == 3);  // cn, sn, uid
+    CHECK(DatabaseReportText(*report).find("entries     42\n") != std::string::npos);
+    CHECK(DatabaseReportToJson(*report).front() == '{');
     db->reset();
 
     // Nothing changed since the load: a check finds the indexes current on

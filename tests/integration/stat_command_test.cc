@@ -135,6 +135,80 @@ TEST_CASE("dirload stat reports tables, indexes and the engine of a loaded datab
   }
 }
 
+// The member names of a JSON object, in order.
+std::vector<std::string> Keys(const JsonValue& object) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : object.members()) out.push_back(key);
+  return out;
+}
+
+TEST_CASE("dirload stat reports both formats in one shape") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  std::string input = t.Write("people.ldif", PeopleLdif());
+  struct Loaded {
+    std::string name;
+    JsonValue report;
+  };
+  std::vector<Loaded> loaded;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> formats = {
+      {"native-lmdb", {"--backend", "lmdb"}},
+      {"native-bdb", {"--backend", "bdb"}},
+      {"mdb", {"--format", "mdb"}}};
+  for (const auto& [name, options] : formats) {
+    CAPTURE(name);
+    std::string db = t.File("db-" + name);
+    std::vector<std::string> add = {"add",        "--db",    db,           "--suffix", kSuffix,
+                                    "-l",         input,     "--progress", "never",    "--index",
+                                    "sn pres,eq", "--index", "cn eq"};
+    add.insert(add.end(), options.begin(), options.end());
+    RunResult added = RunDirload(add);
+    REQUIRE_MESSAGE(added.exit_code == 0, added.Describe());
+    RunResult json = RunDirload({"stat", "--db", db, "--json", "-"});
+    REQUIRE_MESSAGE(json.exit_code == 0, json.Describe());
+    Loaded l{name, {}};
+    std::string error;
+    REQUIRE_MESSAGE(testing::ParseJson(json.out, &l.report, &error), error << "\n" << json.out);
+    loaded.push_back(std::move(l));
+
+    // The text is laid out the same way for every format.
+    RunResult text = RunDirload({"stat", "--db", db});
+    REQUIRE_MESSAGE(text.exit_code == 0, text.Describe());
+    CHECK_MESSAGE(text.out.find("entries     8\n") != std::string::npos, text.out);
+    CHECK_MESSAGE(text.out.find("\ntables (") != std::string::npos, text.out);
+    CHECK_MESSAGE(text.out.find("\nindexes\n") != std::string::npos, text.out);
+    CHECK_MESSAGE(text.out.find("ID list lengths") != std::string::npos, text.out);
+  }
+  const JsonValue& native = loaded[0].report;
+  CHECK(native.Find("format")->string() == "native");
+  CHECK(loaded[2].report.Find("format")->string() == "mdb");
+  for (const Loaded& l : loaded) {
+    CAPTURE(l.name);
+    CHECK(Keys(l.report) == Keys(native));
+    CHECK(l.report.Find("entries")->number() == 8);
+    // Tables and indexes carry the same keys too, whatever the format.
+    const JsonValue& table = l.report.Find("tables")->array().at(0);
+    CHECK(Keys(table) == Keys(native.Find("tables")->array().at(0)));
+    REQUIRE(l.report.Find("indexes")->array().size() == 2);  // cn, sn
+    for (size_t i = 0; i < 2; ++i) {
+      const JsonValue& ix = l.report.Find("indexes")->array()[i];
+      CHECK(Keys(ix) == Keys(native.Find("indexes")->array()[i]));
+      CHECK(ix.Find("attribute")->string() == (i == 0 ? "cn" : "sn"));
+      // Six people, each with one cn and one sn: six IDs in the equality
+      // lists of cn; sn's presence list holds all six too.
+      if (i == 0) CHECK(ix.Find("ids")->number() == 6);
+      if (i == 1) CHECK(ix.Find("longest")->number() == 6);
+    }
+  }
+  // What slapd's database does not record is null, not made up.
+  const JsonValue& mdb = loaded[2].report;
+  CHECK(mdb.Find("state")->is_null());
+  CHECK(mdb.Find("next_id")->is_null());
+  CHECK(mdb.Find("engine")->is_null());
+  CHECK(mdb.Find("max_id")->number() == 8);
+  CHECK(native.Find("max_id")->is_null());
+}
+
 TEST_CASE("dirload stat refuses what is not a database") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ldif/reader.h"
+#include "lib/format/database_report_json.h"
 #include "lib/format/native/native_sink.h"
 #include "lib/idl/idl_format.h"
 #include "lib/idl/idl_store.h"
@@ -85,8 +86,8 @@ const IndexReport* FindIndex(const DatabaseReport& r, const std::string& table) 
   return nullptr;
 }
 
-const TableStats* FindTable(const DatabaseReport& r, const std::string& table) {
-  for (const TableStats& t : r.stats.tables) {
+const TableReport* FindTable(const DatabaseReport& r, const std::string& table) {
+  for (const TableReport& t : r.tables) {
     if (t.name == table) return &t;
   }
   return nullptr;
@@ -99,17 +100,28 @@ void CheckIndex(const DatabaseReport& r, const std::string& table, const Expecte
   CHECK(ix->table_exists);
   CHECK(ix->keys == e.keys);
   CHECK(ix->ids == e.ids);
-  CHECK(ix->longest == e.longest);
+  CHECK(ix->longest_ids() == e.longest);
   CHECK(ix->hashed_keys == e.hashed);
   CHECK(ix->histogram == e.histogram);
+  // Every kind with keys, in the order of IndexKeyKind, and no other.
+  REQUIRE(ix->kinds.has_value());
+  std::vector<std::string> order;
   for (size_t k = 0; k < kIndexKeyKinds; ++k) {
     std::string name(IndexKeyKindName(static_cast<IndexKeyKind>(k)));
-    CAPTURE(name);
-    auto it = e.kinds.find(name);
-    uint64_t keys = it == e.kinds.end() ? 0 : it->second.first;
-    uint64_t ids = it == e.kinds.end() ? 0 : it->second.second;
-    CHECK(ix->kinds[k].keys == keys);
-    CHECK(ix->kinds[k].ids == ids);
+    if (e.kinds.count(name)) order.push_back(name);
+  }
+  REQUIRE(ix->kinds->size() == order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const IndexKindReport& got = (*ix->kinds)[i];
+    CAPTURE(got.kind);
+    CHECK(got.kind == order[i]);
+    CHECK(got.keys == e.kinds.at(order[i]).first);
+    CHECK(got.ids == e.kinds.at(order[i]).second);
+  }
+  // The longest lists, longest first, the first of them the longest.
+  CHECK(ix->longest.size() == std::min<uint64_t>(e.keys, kReportLongestLists));
+  for (size_t i = 1; i < ix->longest.size(); ++i) {
+    CHECK(ix->longest[i - 1].ids >= ix->longest[i].ids);
   }
 }
 
@@ -189,14 +201,17 @@ TEST_CASE("the report counts keys, IDs, kinds and list lengths of lists written 
       REQUIRE(store->Sync().ok());
     }
     std::unique_ptr<Store> store = Open(backend, dir, /*create=*/false);
-    Result<DatabaseReport> r = BuildDatabaseReport(store.get());
+    Result<DatabaseReport> r = BuildNativeReport(store.get());
     REQUIRE_MESSAGE(r.ok(), r.status().message());
 
     CHECK(r->backend == backend);
-    CHECK(r->meta.state == DatabaseState::kReady);
-    CHECK(r->meta.entries == 3000);
-    CHECK(r->meta.next_id == 3001);
-    CHECK(r->meta.suffix == kSuffix);
+    CHECK(r->format == DatabaseFormat::kNative);
+    CHECK(r->state == std::string(DatabaseStateName(DatabaseState::kReady)));
+    CHECK(r->entries == 3000);
+    CHECK(r->next_id == 3001);
+    CHECK(r->suffix == kSuffix);
+    CHECK_FALSE(r->max_id.has_value());
+    CHECK_FALSE(r->descriptions.has_value());
 
     REQUIRE(r->indexes.size() == 4);  // sorted by table name
     CHECK(r->indexes[0].table == "idx.cn");
@@ -206,12 +221,15 @@ TEST_CASE("the report counts keys, IDs, kinds and list lengths of lists written 
 
     CheckIndex(*r, "idx.cn", want_cn);
     CheckIndex(*r, "idx.mail", want_mail);
-    CHECK(FindIndex(*r, "idx.cn")->longest_key == "sub$:ce");
+    REQUIRE_FALSE(FindIndex(*r, "idx.cn")->longest.empty());
+    CHECK(FindIndex(*r, "idx.cn")->longest[0].key == "sub$:ce");
+    CHECK(FindIndex(*r, "idx.cn")->longest[1].key == "pres");
+    CHECK(FindIndex(*r, "idx.cn")->longest[1].ids == 10);
     CHECK(FindIndex(*r, "idx.cn")->attribute == "cn");
     CHECK(FindIndex(*r, "idx.cn")->record == IndexRecord::kBuilt);
-    CHECK(FindIndex(*r, "idx.cn")->config_line == "cn eq,sub");
+    CHECK(FindIndex(*r, "idx.cn")->config == "cn eq,sub");
     CHECK(FindIndex(*r, "idx.mail")->record == IndexRecord::kBuilding);
-    CHECK(FindIndex(*r, "idx.mail")->config_line.empty());
+    CHECK(FindIndex(*r, "idx.mail")->config == "");
     CHECK(FindIndex(*r, "idx.mail")->average() == doctest::Approx(36.0 / 21));
 
     const IndexReport* sn = FindIndex(*r, "idx.sn");
@@ -226,7 +244,7 @@ TEST_CASE("the report counts keys, IDs, kinds and list lengths of lists written 
     CHECK(title->histogram == std::vector<uint64_t>{1});
 
     // The long list really is chunked: the table holds more records than keys.
-    const TableStats* cn_table = FindTable(*r, "idx.cn");
+    const TableReport* cn_table = FindTable(*r, "idx.cn");
     REQUIRE(cn_table != nullptr);
     CHECK(cn_table->entries > want_cn.keys + 4);
     CHECK(cn_table->page_size > 0);
@@ -234,25 +252,28 @@ TEST_CASE("the report counts keys, IDs, kinds and list lengths of lists written 
     CHECK(FindTable(*r, "meta") != nullptr);
 
     // Engine figures: what each engine can say.
-    CHECK(r->settings.backend == backend);
-    CHECK(r->settings.read_only);
-    CHECK(r->stats.file_bytes > 0);
+    REQUIRE(r->engine.has_value());
+    const EngineReport& engine = *r->engine;
+    CHECK(engine.settings.backend == backend);
+    CHECK(engine.settings.read_only);
+    CHECK(r->file_bytes > 0);
     if (backend == Backend::kBdb) {
-      CHECK(r->cache_before.available);
-      CHECK(r->settings.cache_bytes > 0);
+      CHECK(engine.cache_before.available);
+      CHECK(engine.settings.cache_bytes > 0);
       CHECK(cn_table->file_bytes > 0);
       // Walking the tables went through the pool: a read-only file this
       // small is mapped (under the default mmap size), so its pages show as
       // mapped rather than as hits or misses.
-      CHECK(r->cache_after.hits + r->cache_after.misses + r->cache_after.pages_mapped >
-            r->cache_before.hits + r->cache_before.misses + r->cache_before.pages_mapped);
+      CHECK(engine.cache_after.hits + engine.cache_after.misses + engine.cache_after.pages_mapped >
+            engine.cache_before.hits + engine.cache_before.misses +
+                engine.cache_before.pages_mapped);
       bool has_id_pages = false;
-      for (const TableSettings& ts : r->settings.tables) has_id_pages |= ts.name == "idx.cn";
+      for (const TableSettings& ts : engine.settings.tables) has_id_pages |= ts.name == "idx.cn";
       CHECK(has_id_pages);
     } else {
-      CHECK_FALSE(r->cache_before.available);
-      CHECK(r->stats.map_size > 0);
-      CHECK(r->stats.map_used > 0);
+      CHECK_FALSE(engine.cache_before.available);
+      CHECK(engine.map_size.value_or(0) > 0);
+      CHECK(engine.map_used.value_or(0) > 0);
     }
 
     // The JSON says the same.
@@ -270,6 +291,8 @@ TEST_CASE("the report counts keys, IDs, kinds and list lengths of lists written 
     CHECK(jcn.Find("keys")->number() == static_cast<double>(want_cn.keys));
     CHECK(jcn.Find("ids")->number() == static_cast<double>(want_cn.ids));
     CHECK(jcn.Find("longest")->number() == 3000);
+    CHECK(jcn.Find("longest_key")->string() == "sub$:ce");
+    CHECK(jcn.Find("longest_lists")->array().size() == kReportLongestLists);
     CHECK(jcn.Get({"kinds", "eq", "keys"})->number() == 4);
     CHECK(jcn.Get({"kinds", "eq", "ids"})->number() == 1 + 2 + 4 + 1);
     CHECK(jcn.Get({"kinds", "subfinal", "ids"})->number() == 3000);
@@ -352,16 +375,17 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
         REQUIRE_MESSAGE(indexed.ok(), indexed.status().message());
       }
       std::unique_ptr<Store> store = Open(backend, dir, /*create=*/false);
-      Result<DatabaseReport> r = BuildDatabaseReport(store.get());
+      Result<DatabaseReport> r = BuildNativeReport(store.get());
       REQUIRE_MESSAGE(r.ok(), r.status().message());
-      CHECK(r->meta.entries == 42);
-      CHECK_FALSE(r->schema_fingerprint.empty());
+      CHECK(r->entries == 42);
+      REQUIRE(r->schema_fingerprint.has_value());
+      CHECK_FALSE(r->schema_fingerprint->empty());
       REQUIRE(r->indexes.size() == 2);
       CheckIndex(*r, "idx.sn", want_sn);
       CheckIndex(*r, "idx.cn", want_cn);
-      CHECK(FindIndex(*r, "idx.sn")->config_line == "sn pres,eq");
-      CHECK(FindIndex(*r, "idx.sn")->longest_key == "pres");
-      const TableStats* id2entry = FindTable(*r, std::string(kId2EntryTable));
+      CHECK(FindIndex(*r, "idx.sn")->config == "sn pres,eq");
+      CHECK(FindIndex(*r, "idx.sn")->longest.at(0).key == "pres");
+      const TableReport* id2entry = FindTable(*r, std::string(kId2EntryTable));
       REQUIRE(id2entry != nullptr);
       CHECK(id2entry->entries == 42);
     }
@@ -380,7 +404,7 @@ TEST_CASE("a database that is missing or unfinished gets no report") {
     }
     {
       std::unique_ptr<Store> store = Open(backend, dir, /*create=*/false);
-      Result<DatabaseReport> r = BuildDatabaseReport(store.get());
+      Result<DatabaseReport> r = BuildNativeReport(store.get());
       CHECK(r.status().code() == StatusCode::kNotFound);
     }
     {
@@ -389,7 +413,7 @@ TEST_CASE("a database that is missing or unfinished gets no report") {
       REQUIRE(store->Sync().ok());
     }
     std::unique_ptr<Store> store = Open(backend, dir, /*create=*/false);
-    Result<DatabaseReport> r = BuildDatabaseReport(store.get());
+    Result<DatabaseReport> r = BuildNativeReport(store.get());
     CHECK(r.status().code() == StatusCode::kCorruption);
     CHECK(r.status().message().find("loading") != std::string::npos);
   }
@@ -409,7 +433,7 @@ TEST_CASE("a malformed ID list is reported, not miscounted") {
       REQUIRE(store->Sync().ok());
     }
     std::unique_ptr<Store> store = Open(backend, dir, /*create=*/false);
-    Result<DatabaseReport> r = BuildDatabaseReport(store.get());
+    Result<DatabaseReport> r = BuildNativeReport(store.get());
     CHECK(r.status().code() == StatusCode::kCorruption);
     CHECK(r.status().message().find("idx.cn") != std::string::npos);
   }

@@ -1,7 +1,6 @@
 #include "lib/format/mdb/mdb_format_reader.h"
 
 #include "lib/format/mdb/mdb_report.h"
-#include "lib/format/mdb/mdb_report_text.h"
 #include "lib/format/mdb/mdb_search_source.h"
 
 namespace dirload::mdb {
@@ -66,9 +65,8 @@ Result<SearchResult> MdbFormatReader::Search(SearchRequest request,
   return dirload::Search(source, *schema, request, callback);
 }
 
-Result<FormatReport> MdbFormatReader::Report() {
-  DIRLOAD_ASSIGN_OR_RETURN(MdbDatabaseReport report, BuildMdbReport(dir_));
-  return FormatReport{MdbReportText(report), MdbReportToJson(report)};
+Result<DatabaseReport> MdbFormatReader::Report() {
+  return BuildMdbReport(dir_, has_suffix_ ? std::optional<std::string>(suffix_) : std::nullopt);
 }
 
 }  // namespace dirload::mdb

@@ -34,7 +34,7 @@ class MdbFormatReader final : public FormatReader {
   bool slapcat_ldif() const override { return true; }
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
-  Result<FormatReport> Report() override;
+  Result<DatabaseReport> Report() override;
 
  private:
   Status SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) override;

@@ -1,6 +1,5 @@
 #include "lib/format/native/native_reader.h"
 
-#include "lib/format/native/native_report_text.h"
 #include "lib/pipeline/database_report.h"
 #include "lib/pipeline/indexer.h"
 #include "lib/search/native_search_source.h"
@@ -77,9 +76,6 @@ Result<SearchResult> NativeReader::Search(SearchRequest request, const SearchCal
   return dirload::Search(source, *schema, request, callback);
 }
 
-Result<FormatReport> NativeReader::Report() {
-  DIRLOAD_ASSIGN_OR_RETURN(DatabaseReport report, BuildDatabaseReport(store_.get()));
-  return FormatReport{NativeReportText(report), DatabaseReportToJson(report)};
-}
+Result<DatabaseReport> NativeReader::Report() { return BuildNativeReport(store_.get()); }
 
 }  // namespace dirload

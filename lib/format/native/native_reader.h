@@ -31,7 +31,7 @@ class NativeReader final : public FormatReader {
   bool slapcat_ldif() const override { return false; }
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
-  Result<FormatReport> Report() override;
+  Result<DatabaseReport> Report() override;
 
  private:
   NativeReader(std::string dir, ReaderContext context)

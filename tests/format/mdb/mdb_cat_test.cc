@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/format/database_report_json.h"
+#include "lib/format/database_report_text.h"
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
@@ -185,7 +187,7 @@ TEST_CASE("dirload stat on slapd's back-mdb") {
   REQUIRE(indexes != nullptr);
   std::vector<std::string> names;
   for (const testing::JsonValue& ix : indexes->array()) {
-    std::string name = ix.Find("name")->string();
+    std::string name = ix.Find("table")->string();
     names.push_back(name);
     auto dbi = (*env)->Index(name);
     REQUIRE(dbi.ok());
@@ -405,31 +407,45 @@ TEST_CASE("mdb report: keys, IDs, and a range shown as lo..hi") {
   TempDir tmp;
   std::string dir = tmp.File("db");
   MakeSmallMdb(dir);
-  auto r = mdb::BuildMdbReport(dir);
+  auto r = mdb::BuildMdbReport(dir, std::nullopt);
   REQUIRE_MESSAGE(r.ok(), r.status().ToString());
+  CHECK(r->format == DatabaseFormat::kMdb);
   CHECK(r->entries == 3);
   CHECK(r->max_id == 3);
   CHECK(r->descriptions == 2);
+  // What slapd's database does not record stays absent.
+  CHECK_FALSE(r->state.has_value());
+  CHECK_FALSE(r->next_id.has_value());
+  CHECK_FALSE(r->suffix.has_value());
+  CHECK_FALSE(r->engine.has_value());
   REQUIRE(r->indexes.size() == 1);
-  const mdb::MdbIndexReport& ix = r->indexes[0];
+  const IndexReport& ix = r->indexes[0];
+  CHECK(ix.table == "cn");
   CHECK(ix.keys == 2);
   CHECK(ix.pairs == 5);
   CHECK(ix.ranges == 1);
   CHECK(ix.ids == 2 + 96);
+  CHECK_FALSE(ix.record.has_value());
+  CHECK_FALSE(ix.kinds.has_value());
+  CHECK(ix.histogram == std::vector<uint64_t>{0, 1, 0, 0, 0, 0, 1});  // 2 IDs; 96 IDs
   REQUIRE(ix.longest.size() == 2);
-  CHECK(ix.longest[0].key == "k2");
-  CHECK(mdb::MdbIdListText(ix.longest[0]) == "5..100");
-  CHECK(mdb::MdbIdListText(ix.longest[1]) == "2");
-  std::string json = mdb::MdbReportToJson(*r);
+  CHECK(ix.longest[0].key == "6b32");  // "k2" in hex
+  CHECK(ix.longest[0].ids == 96);
+  CHECK(ix.longest[0].range == std::make_pair(uint64_t{5}, uint64_t{100}));
+  CHECK(ix.longest[1].ids == 2);
+  CHECK_FALSE(ix.longest[1].range.has_value());
+  std::string json = DatabaseReportToJson(*r);
   testing::JsonValue v;
   std::string error;
   REQUIRE_MESSAGE(testing::ParseJson(json, &v, &error), error);
   CHECK(json.find("\"range\": [5, 100]") != std::string::npos);
+  std::string text = DatabaseReportText(*r);
+  CHECK_MESSAGE(text.find("5..100") != std::string::npos, text);
   // The tables are listed with mdb_stat's figures.
-  REQUIRE(r->subdbs.size() == 5);
-  CHECK(r->subdbs[1].name == "dn2i");
-  CHECK(r->subdbs[1].stat.entries == 6);
-  CHECK(r->subdbs[1].keys == 4);  // IDs 0..3
+  REQUIRE(r->tables.size() == 5);
+  CHECK(r->tables[1].name == "dn2i");
+  CHECK(r->tables[1].entries == 6);
+  CHECK(r->tables[1].keys == 4);  // IDs 0..3
 }
 
 }  // namespace
