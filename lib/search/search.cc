@@ -4,7 +4,6 @@
 
 #include "lib/schema/dn.h"
 #include "lib/search/evaluate.h"
-#include "lib/search/native_search_source.h"
 #include "lib/util/ascii.h"
 
 namespace dirload {
@@ -156,13 +155,6 @@ Result<SearchResult> Search(SearchSource& source, const Schema& schema,
     if (hit) DIRLOAD_RETURN_IF_ERROR(take(id, *entry));
   }
   return result;
-}
-
-Result<SearchResult> Search(Store* store, const Schema& schema,
-                            const AttributeDictionary& dictionary, const SearchRequest& request,
-                            const SearchCallback& callback) {
-  NativeSearchSource source(store, schema, dictionary);
-  return Search(source, schema, request, callback);
 }
 
 }  // namespace dirload

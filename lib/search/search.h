@@ -92,10 +92,4 @@ Result<SearchResult> Search(SearchSource& source, const Schema& schema,
 Result<std::optional<SearchBase>> FindSearchBase(SearchSource& source, const Schema& schema,
                                                  const std::string& base);
 
-// Runs `request` on dirload's native tables in `store` (native_search_source.h).
-// REQUIRES: `dictionary` is the database's attribute dictionary (meta).
-Result<SearchResult> Search(Store* store, const Schema& schema,
-                            const AttributeDictionary& dictionary, const SearchRequest& request,
-                            const SearchCallback& callback);
-
 }  // namespace dirload

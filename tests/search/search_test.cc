@@ -16,6 +16,7 @@
 #include "lib/index/index_builder.h"
 #include "lib/pipeline/database_meta.h"
 #include "lib/pipeline/loader.h"
+#include "lib/search/native_search_source.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
 #include "tests/schema/builtin_fixture.h"
@@ -158,13 +159,13 @@ class Database {
     req.explain = true;
     Found out;
     EntryId last = 0;
-    out.result = Search(store_.get(), testing::BuiltinSchema(), dict_, req,
-                        [&](EntryId id, const EntryView& e) {
-                          CHECK(id > last);  // ascending ID order
-                          last = id;
-                          out.dns.emplace_back(e.dn);
-                          return Status::Ok();
-                        });
+    NativeSearchSource source(store_.get(), testing::BuiltinSchema(), dict_);
+    out.result = Search(source, testing::BuiltinSchema(), req, [&](EntryId id, const EntryView& e) {
+      CHECK(id > last);  // ascending ID order
+      last = id;
+      out.dns.emplace_back(e.dn);
+      return Status::Ok();
+    });
     return out;
   }
 
@@ -384,8 +385,9 @@ TEST_CASE("bad bases, scopes and callbacks") {
   int seen = 0;
   AttributeDictionary dict;
   REQUIRE(ReadMeta(db.store(), &dict).ok());
+  NativeSearchSource source(db.store(), testing::BuiltinSchema(), dict);
   Result<SearchResult> res =
-      Search(db.store(), testing::BuiltinSchema(), dict, req, [&](EntryId, const EntryView&) {
+      Search(source, testing::BuiltinSchema(), req, [&](EntryId, const EntryView&) {
         return ++seen == 3 ? Status::ResourceExhausted("enough") : Status::Ok();
       });
   REQUIRE_FALSE(res.ok());
