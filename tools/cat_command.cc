@@ -5,7 +5,7 @@
 
 #include "ldif/writer.h"
 #include "lib/db/database.h"
-#include "lib/pipeline/entry_record.h"
+#include "lib/entry/entry_record.h"
 #include "lib/search/ldap_url.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "lib/pipeline/run_stats.h"
+#include "lib/util/run_stats.h"
 #include "lib/util/status.h"
 
 namespace dirload::tools {

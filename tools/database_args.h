@@ -1,6 +1,6 @@
 // The command-line side of the options every database command shares (-f,
 // -F, -n, -b, --db, --backend, --schema, --index and the engine settings):
-// registering them with CLI11 and handing them to lib/pipeline/
+// registering them with CLI11 and handing them to lib/config/
 // database_config.h, which resolves them against the configuration.
 #pragma once
 
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "lib/db/database.h"
-#include "lib/pipeline/database_config.h"
-#include "lib/pipeline/indexer.h"
+#include "lib/config/database_config.h"
+#include "lib/format/native/native_indexer.h"
 #include "lib/util/status.h"
 
 namespace dirload::tools {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "lib/pipeline/progress.h"
+#include "lib/util/progress.h"
 
 namespace dirload::tools {
 

@@ -1,9 +1,9 @@
 // dirload recover: brings a database back from an interrupted add or index
-// (lib/pipeline/recovery.h says how), under the writer's lock.
+// (lib/db/recovery.h says how), under the writer's lock.
 #include <cstdio>
 
-#include "lib/pipeline/database_lock.h"
-#include "lib/pipeline/recovery.h"
+#include "lib/db/database_lock.h"
+#include "lib/db/recovery.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"

@@ -4,8 +4,8 @@
 #include "lib/db/load_job.h"
 #include "lib/format/mdb/mdb_format_reader.h"
 #include "lib/format/native/native_reader.h"
-#include "lib/pipeline/mdb_load_options.h"
-#include "lib/pipeline/pending_work.h"
+#include "lib/db/mdb_load_options.h"
+#include "lib/db/pending_work.h"
 
 namespace dirload {
 namespace {

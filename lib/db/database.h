@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "lib/format/format.h"
-#include "lib/pipeline/database_config.h"
-#include "lib/pipeline/database_lock.h"
-#include "lib/pipeline/indexer.h"
+#include "lib/config/database_config.h"
+#include "lib/db/database_lock.h"
+#include "lib/format/native/native_indexer.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
 

@@ -14,7 +14,7 @@
 // are named; a check cannot tell a stale index from a current one and says
 // so.
 //
-// While a rebuild writes, its pending-work mark (lib/pipeline/
+// While a rebuild writes, its pending-work mark (lib/db/
 // pending_work.h) makes every command refuse the database until it is done
 // or `dirload recover` finishes it.
 //
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "lib/db/database.h"
-#include "lib/pipeline/run_stats.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload {
 

@@ -1,6 +1,6 @@
 // LoadJob: `dirload add` (slapadd) into a Database opened with Access::kLoad
 // or kDryRun, in RocksDB's ingestion shape: begun (Database::BeginLoad),
-// run, then committed. Run() is phase 1 (the entries, lib/pipeline/
+// run, then committed. Run() is phase 1 (the entries, lib/load/
 // loader.h) then phase 2 (the indexes, unless asked not to); Commit() makes
 // the result the database's: a native load removes its pending-work mark and
 // undo copy, a load into slapd's format moves its build into place. A job
@@ -19,9 +19,9 @@
 
 #include "ldif/reader.h"
 #include "lib/db/database.h"
-#include "lib/pipeline/entry_checker.h"
-#include "lib/pipeline/loader.h"
-#include "lib/pipeline/run_stats.h"
+#include "lib/load/entry_checker.h"
+#include "lib/load/loader.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload {
 

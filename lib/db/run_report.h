@@ -2,8 +2,8 @@
 #pragma once
 
 #include "lib/format/mdb/mdb_index_builder.h"
-#include "lib/pipeline/indexer.h"
-#include "lib/pipeline/run_stats.h"
+#include "lib/format/native/native_indexer.h"
+#include "lib/util/run_stats.h"
 #include "lib/store/store.h"
 
 namespace dirload {

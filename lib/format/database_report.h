@@ -66,7 +66,7 @@ inline constexpr size_t kReportLongestLists = 5;
 bool WouldKeepLongest(uint64_t ids, const std::vector<IdListReport>& longest);
 void OfferLongest(IdListReport list, std::vector<IdListReport>* longest);
 
-// What dirload's meta says about an index table (lib/pipeline/indexer.h).
+// What dirload's meta says about an index table (lib/format/native/native_indexer.h).
 enum class IndexRecord {
   kBuilt,       // "index.<table>" holds the configuration line it was built with
   kBuilding,    // "building": a build did not finish; the table is stale

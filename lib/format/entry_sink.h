@@ -1,5 +1,5 @@
 // EntrySink: the half of the format seam that a load drives. Phase 1
-// (lib/pipeline/loader.h) reads, checks and numbers the entries the same way
+// (lib/load/loader.h) reads, checks and numbers the entries the same way
 // for every format and hands each one here; a sink keeps them as its format
 // keeps entries (dirload's native tables, slapd's back-mdb, or nothing at
 // all for a dry run) and answers the questions the checks ask of what is

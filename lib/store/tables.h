@@ -5,7 +5,7 @@
 //
 // Key layouts are specified where they are made: id2entry's in
 // lib/entry/entry_codec.h, dn2id's keys in lib/schema/dn.h (DnSortKey),
-// meta's in lib/pipeline/database_meta.h, idx.*'s keys in
+// meta's in lib/format/native/database_meta.h, idx.*'s keys in
 // lib/index/index_keys.h and their stored lists in lib/idl/idl_format.h. The
 // store only requires bytewise key order.
 //

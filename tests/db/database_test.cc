@@ -13,7 +13,7 @@
 #include "lib/db/load_job.h"
 #include "lib/format/database_report_json.h"
 #include "lib/format/database_report_text.h"
-#include "lib/pipeline/pending_work.h"
+#include "lib/db/pending_work.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {

@@ -1,4 +1,4 @@
-// Fuzz target for the cn=config reader (lib/pipeline/cn_config.h), from
+// Fuzz target for the cn=config reader (lib/config/cn_config.h), from
 // memory: the input is a whole slapd.d tree in one text, each file starting
 // at a line "==> PATH" (PATH relative to the tree, as `head` prints file
 // names) and a line "==> PATH/" naming an empty directory. ParseCnConfig
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "lib/pipeline/cn_config.h"
+#include "lib/config/cn_config.h"
 
 namespace {
 

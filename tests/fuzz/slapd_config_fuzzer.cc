@@ -1,4 +1,4 @@
-// Fuzz target for the slapd.conf reader (lib/pipeline/slapd_config.h), from
+// Fuzz target for the slapd.conf reader (lib/config/slapd_config.h), from
 // memory: ParseSlapdConfig reads no file (include lines are only recorded),
 // so any text must give a configuration or an error, never crash. The
 // byte-size parser the reader uses for maxsize and cachesize gets the same
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "lib/pipeline/slapd_config.h"
+#include "lib/config/slapd_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dirload;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/pipeline/entry_checker.h"
+#include "lib/load/entry_checker.h"
 #include "lib/schema/builtin_schema.h"
 #include "lib/schema/schema_loader.h"
 #include "tests/integration/dirload_process.h"
@@ -78,7 +78,7 @@ constexpr KnownDifference kKnownDifferences[] = {
 // than listed per case:
 // - `-c` exits 1 when it rejected a record (slapadd -c exits 0), so a script
 //   can tell a complete load from a partial one.
-// - `-c` never stores an entry whose parent is missing (lib/pipeline/loader.h:
+// - `-c` never stores an entry whose parent is missing (lib/load/loader.h:
 //   "the tree stored is always whole"); slapadd -c stores it anyway. So the
 //   -c run is compared with slapcat's output less its orphans and their
 //   subtrees.

@@ -1,4 +1,4 @@
-// One writer per database (lib/pipeline/database_lock.h), with the real
+// One writer per database (lib/db/database_lock.h), with the real
 // binary: a second writer is refused at once (exit 3) with the holder's
 // process ID and command line, on both formats; readers of LMDB go on; a
 // writer killed with -9 blocks nobody.

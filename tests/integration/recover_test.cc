@@ -1,4 +1,4 @@
-// A database that survives its operator (lib/pipeline/write_guard.h,
+// A database that survives its operator (lib/db/write_guard.h,
 // recovery.h), with the real binary on the three formats: an append that
 // fails rolls itself back; one killed with -9 is refused by every command
 // until `dirload recover` rolls it back, indexes included; appends keep the

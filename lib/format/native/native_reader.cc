@@ -1,8 +1,8 @@
 #include "lib/format/native/native_reader.h"
 
-#include "lib/pipeline/database_report.h"
-#include "lib/pipeline/indexer.h"
-#include "lib/search/native_search_source.h"
+#include "lib/format/native/native_report.h"
+#include "lib/format/native/native_indexer.h"
+#include "lib/format/native/native_search_source.h"
 #include "lib/store/tables.h"
 
 namespace dirload {

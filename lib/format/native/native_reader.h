@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lib/format/format.h"
-#include "lib/pipeline/database_meta.h"
+#include "lib/format/native/database_meta.h"
 #include "lib/store/store.h"
 
 namespace dirload {

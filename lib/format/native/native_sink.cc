@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lib/pipeline/database_meta.h"
+#include "lib/format/native/database_meta.h"
 #include "lib/schema/dn.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"

@@ -24,7 +24,7 @@
 
 #include "lib/entry/entry_codec.h"
 #include "lib/format/entry_sink.h"
-#include "lib/pipeline/indexer.h"
+#include "lib/format/native/native_indexer.h"
 #include "lib/schema/ascii.h"
 #include "lib/store/store.h"
 #include "lib/util/held_records.h"

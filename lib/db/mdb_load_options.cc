@@ -1,0 +1,50 @@
+#include "lib/db/mdb_load_options.h"
+
+namespace dirload {
+
+Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view requested,
+                                        std::string_view config_database_type) {
+  Result<DatabaseFormat> found = DetectDatabaseFormat(dir);
+  if (found.ok()) {
+    if (!requested.empty() && requested != DatabaseFormatName(*found)) {
+      return Status::InvalidArgument(dir + " holds a " + std::string(DatabaseFormatName(*found)) +
+                                     " database; --format " + std::string(requested) +
+                                     " cannot be added to it")
+          .WithOrigin(ErrorOrigin::kDatabase);
+    }
+    return *found;
+  }
+  if (found.status().code() != StatusCode::kNotFound) return found.status();
+  if (requested == "mdb") return DatabaseFormat::kMdb;
+  if (requested == "native") return DatabaseFormat::kNative;
+  // A new database: slapd's own format when the configuration is slapd's
+  // and names back-mdb, so that slapd serves what was loaded.
+  return config_database_type == "mdb" ? DatabaseFormat::kMdb : DatabaseFormat::kNative;
+}
+
+mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run) {
+  mdb::MdbIndexOptions o;
+  o.keys = MdbKeyOptionsFrom(db.index_tuning);
+  o.method = run.method;
+  o.idl_cache_size = run.builder.idl_cache_size;
+  o.memory_budget = run.builder.sort_memory;
+  o.temp_dir = run.builder.tmpdir;
+  return o;
+}
+
+MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
+                                             const std::vector<IndexSpec>& specs,
+                                             const IndexRunOptions& run) {
+  MdbStagedLoadOptions mo;
+  mo.suffix = db.suffix;
+  mo.writer.map_size =
+      db.store_options.lmdb_map_size != 0 ? db.store_options.lmdb_map_size : uint64_t{64} << 30;
+  mo.writer.quick = true;  // one sync at the end, as slapadd -q
+  // As the native loader's dn2id records: phase 2's sort memory is not in use yet.
+  mo.writer.held_child_bytes = run.builder.sort_memory / 4;
+  for (const IndexSpec& spec : specs) mo.writer.index_names.emplace_back(spec.name());
+  mo.index = MdbIndexOptionsFor(db, run);
+  return mo;
+}
+
+}  // namespace dirload

@@ -1,0 +1,477 @@
+#include "lib/load/loader.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "ldif/writer.h"
+#include "lib/util/ascii.h"
+#include "lib/util/key_hash.h"
+
+namespace dirload {
+namespace {
+
+uint64_t HashDn(std::string_view ndn) { return HashBytes(ndn.data(), ndn.size(), 0); }
+
+// slapd stores the timestamps and CSNs it makes without a normalized copy.
+bool Generated(OperationalAttribute a) {
+  return a == OperationalAttribute::kCreateTimestamp ||
+         a == OperationalAttribute::kModifyTimestamp || a == OperationalAttribute::kEntryCsn;
+}
+
+}  // namespace
+
+Loader::Loader(LoadOptions options, EntrySink* sink, const EntryChecker* checker,
+               RejectSink* rejects, ProgressSink* progress)
+    : options_(std::move(options)),
+      sink_(sink),
+      checker_(checker),
+      rejects_(rejects),
+      progress_(progress) {}
+
+Status Loader::Begin() {
+  Result<std::string> ns = checker_->NormalizeDn(options_.suffix);
+  if (!ns.ok()) {
+    return Status::InvalidArgument("suffix '" + options_.suffix + "': " + ns.status().message());
+  }
+  nsuffix_ = *ns;
+  if (options_.sid < 0 || options_.sid > 0xfff) {
+    return Status::InvalidArgument("server ID " + std::to_string(options_.sid) +
+                                   " is out of range (0 to 4095)")
+        .WithOrigin(ErrorOrigin::kUsage);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(EntrySink::Start stored, sink_->Stored());
+  if (!stored.suffix.empty()) {
+    // Appending, as slapadd does to an existing database: same suffix, new IDs after the last.
+    Result<std::string> old = checker_->NormalizeDn(stored.suffix);
+    if (!old.ok() || *old != nsuffix_) {
+      return Status::InvalidArgument(stored.where + ": the database holds suffix '" +
+                                     stored.suffix + "', not '" + options_.suffix + "'");
+    }
+  }
+  next_id_ = stored.next_id;
+  entries_before_ = stored.entries;
+  summary_.first_id = next_id_;
+  if (options_.lastmod) {
+    OperationalAttributes::Options oo;
+    oo.rootdn = options_.rootdn;
+    oo.sid = options_.sid;
+    oo.clock = options_.clock;
+    oo.seed = options_.uuid_seed;
+    operational_ = std::make_unique<OperationalAttributes>(std::move(oo));
+  }
+  if (entries_before_ == 0) {
+    filter_added_ = true;
+    added_dns_ = BloomFilter(kAddedFilterBytes);
+  }
+  return sink_->Begin(options_.suffix, nsuffix_);
+}
+
+Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
+                                   const EntrySink::Prepared* prepared) {
+  *line = 0;
+  if (auto it = holes_.find(ndn); it != holes_.end()) return Found::kHole;
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(ndn, prepared));
+  if (!id.has_value()) return Found::kNone;
+  if (*id >= summary_.first_id && *id - summary_.first_id < line_of_.size()) {
+    *line = line_of_[*id - summary_.first_id];
+  }
+  return Found::kStored;
+}
+
+Result<std::optional<EntryId>> Loader::LookupId(std::string_view ndn,
+                                                const EntrySink::Prepared* prepared) {
+  if (filter_added_ && !added_dns_.MayContain(HashDn(ndn))) return std::optional<EntryId>();
+  return sink_->Find(ndn, prepared);
+}
+
+bool Loader::BelowAHole(std::string_view ndn) const {
+  if (holes_.empty()) return false;
+  for (std::string a = EntryChecker::ParentOf(ndn); !a.empty(); a = EntryChecker::ParentOf(a)) {
+    if (holes_.contains(a)) return true;
+    if (a == nsuffix_) break;
+  }
+  return false;
+}
+
+Status Loader::Reject(uint64_t line, const std::string& dn, const std::string& why,
+                      const ldif::Record* record) {
+  std::string text;
+  if (record != nullptr) ldif::AppendRecord(*record, ldif::WriterOptions{}, &text);
+  return RejectText(line, dn, why, text);
+}
+
+Status Loader::RejectText(uint64_t line, const std::string& dn, const std::string& why,
+                          std::string_view text) {
+  std::string msg = file_ + ":" + std::to_string(line) + ": ";
+  if (!dn.empty()) msg += dn + ": ";
+  msg += why;
+  ++summary_.rejected;
+  if (summary_.first_error.empty()) summary_.first_error = msg;
+  if (!options_.continue_on_error) return Status::ParseError(msg).WithOrigin(ErrorOrigin::kInput);
+  if (rejects_ != nullptr) return rejects_->Reject(msg, text);
+  return Status::Ok();
+}
+
+bool Loader::Skipped(const CheckedRecord& item) const {
+  if (options_.skip_to_line <= 1) return false;
+  // slapadd -j compares the record's first line, comment lines in front of
+  // the DN included.
+  uint64_t line = item.read_error ? item.read_line : item.record.line();
+  return line < options_.skip_to_line;
+}
+
+void Loader::Check(EntryChecker* checker, WorkerState* local, CheckedRecord* item) {
+  if (item->read_error || Skipped(*item)) return;
+  const ldif::Record& r = item->record;
+  if (r.kind() == ldif::RecordKind::kChange) {
+    item->error =
+        Status::InvalidArgument("change record (changetype: " + std::string(r.changetype()) +
+                                ") cannot be bulk loaded; apply it with ldapmodify");
+    return;
+  }
+  Dn& dn = local->leftmost;
+  Status st = checker->CheckName(r.dn(), &dn, &item->ndn, &item->pretty_dn, &item->pretty_rdn);
+  if (!st.ok()) {
+    item->error = st.message().rfind("invalid DN", 0) == 0
+                      ? Status::InvalidArgument(st.message())
+                      : Status::InvalidArgument("invalid DN: " + st.message());
+    return;
+  }
+  if (!EntryChecker::IsUnder(item->ndn, nsuffix_)) {
+    item->error = Status::InvalidArgument("not under the suffix '" + options_.suffix + "'");
+    return;
+  }
+  if (item->ndn.empty()) {
+    item->error = Status::InvalidArgument("the empty DN (the root DSE) cannot be loaded");
+    return;
+  }
+  item->error = checker->Prepare(r, dn, &item->prepared);
+  if (!item->error.ok()) return;
+  // The checks' normalizations live in this worker's checker until its next
+  // entry: used here, never carried to the writing thread.
+  // Swapped, not moved: both vectors keep their memory for the next entry.
+  std::vector<const std::string*>& equalities = local->equalities;
+  equalities.clear();
+  equalities.swap(item->prepared.normalized);
+  if (local->preparer == nullptr) return;
+  item->error = local->preparer->Prepare(item->ndn, item->prepared.values, equalities, &item->made);
+}
+
+Status Loader::Process(CheckedRecord* item) {
+  ldif::Record* record = &item->record;
+  if (Skipped(*item)) {
+    ++summary_.skipped;
+    return Status::Ok();
+  }
+  ++summary_.records_read;
+  if (item->read_error) {
+    // The reader's message already names file and lines.
+    ++summary_.rejected;
+    if (summary_.first_error.empty()) summary_.first_error = item->error.message();
+    if (!options_.continue_on_error) return item->error;
+    if (rejects_ != nullptr) return rejects_->Reject(item->error.message(), item->text);
+    return Status::Ok();
+  }
+  const uint64_t line = record->line();
+  if (!item->error.ok())
+    return Reject(line, std::string(record->dn()), item->error.message(), record);
+  const std::string& ndn = item->ndn;
+  uint64_t other = 0;
+  Result<Found> found = Find(ndn, &other, &item->made);
+  if (!found.ok() && found.status().code() == StatusCode::kAlreadyExists) {
+    return Reject(line, std::string(record->dn()), found.status().message(), record);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(Found self, std::move(found));
+  if (self == Found::kStored) {
+    return Reject(line, std::string(record->dn()),
+                  other ? "duplicate DN: already given at line " + std::to_string(other)
+                        : "an entry with this DN is already in the database",
+                  record);
+  }
+  EntryId id = 0;
+  if (self == Found::kHole) {
+    // A child came first and reserved this entry's ID, as slapadd does.
+    auto it = holes_.find(ndn);
+    id = it->second.id;
+    holes_.erase(it);
+  } else {
+    Status reserved = ReserveAncestors(ndn, line, record->dn());
+    if (reserved.code() == StatusCode::kAlreadyExists) {
+      return Reject(line, std::string(record->dn()), reserved.message(), record);
+    }
+    DIRLOAD_RETURN_IF_ERROR(reserved);
+    id = next_id_++;
+  }
+  return Insert(id, *record, *item);
+}
+
+Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, std::string_view dn) {
+  if (ndn == nsuffix_) return Status::Ok();
+  // Entries stay until the end of the run: a parent found once is there.
+  const std::string_view first = EntryChecker::ParentView(ndn);
+  if (!first.empty() && present_parents_.contains(first)) return Status::Ok();
+  std::vector<std::string> missing;
+  std::string parent(first);
+  while (!parent.empty()) {
+    uint64_t ignored = 0;
+    DIRLOAD_ASSIGN_OR_RETURN(Found f, Find(parent, &ignored));
+    if (f != Found::kNone) {
+      if (missing.empty()) {
+        if (present_parents_.size() >= kParentDns) present_parents_.clear();
+        present_parents_.insert(parent);
+      }
+      break;
+    }
+    missing.push_back(parent);
+    if (parent == nsuffix_) break;
+    parent = EntryChecker::ParentOf(parent);
+  }
+  // Ancestors get their IDs top down, before the entry that needs them.
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    const EntryId id = next_id_++;
+    holes_.emplace(*it, Hole{id, line, std::string(dn)});
+    sink_->Reserve(id, *it);
+  }
+  return Status::Ok();
+}
+
+Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecord& item) {
+  const std::string& ndn = item.ndn;
+  summary_.last_id = std::max(summary_.last_id, id);
+  if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
+  line_of_[id - summary_.first_id] = record.line();
+  ++summary_.entries_loaded;
+  if (BelowAHole(ndn)) {
+    below_holes_.push_back({id, ndn, item.pretty_dn});
+  } else if (holes_.empty()) {
+    below_holes_.clear();  // every hole was filled
+  }
+  if (filter_added_) added_dns_.Add(HashDn(ndn));
+  AddOperationalValues(item);
+  EntrySink::NewEntry e;
+  e.id = id;
+  e.ndn = ndn;
+  e.dn = item.pretty_dn;
+  e.rdn = item.pretty_rdn;
+  e.is_suffix = ndn == nsuffix_;
+  e.values = item.prepared.values;
+  e.prepared = &item.made;
+  e.added = added_;
+  return sink_->Add(e);
+}
+
+void Loader::AddOperationalValues(const CheckedRecord& item) {
+  const EntryChecker::Prepared& p = item.prepared;
+  added_.clear();
+  uint8_t missing = 0;
+  if (operational_ != nullptr) {
+    missing = static_cast<uint8_t>(~p.operational & ((1u << kOperationalAttributeCount) - 1));
+    if (p.structural.empty()) {
+      missing &=
+          static_cast<uint8_t>(~OperationalBit(OperationalAttribute::kStructuralObjectClass));
+    }
+  }
+  if (missing == 0) {
+    if (options_.write_context_csn && !p.entry_csn.empty()) csns_.Add(p.entry_csn);
+    return;
+  }
+  operational_->Next();
+  for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
+    if ((missing & (1u << i)) == 0) continue;
+    auto a = static_cast<OperationalAttribute>(i);
+    added_.push_back(
+        {kOperationalAttributeNames[i],
+         a == OperationalAttribute::kStructuralObjectClass ? p.structural : operational_->value(a),
+         Generated(a)});
+  }
+  if (options_.write_context_csn) {
+    csns_.Add((missing & OperationalBit(OperationalAttribute::kEntryCsn)) != 0
+                  ? operational_->entry_csn()
+                  : p.entry_csn);
+  }
+}
+
+Status Loader::WriteContextCsn() {
+  // The empty suffix is the root DSE, which is never loaded.
+  if (csns_.empty() || nsuffix_.empty()) return Status::Ok();
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id, LookupId(nsuffix_, nullptr));
+  if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
+  DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry stored, sink_->Read(*suffix_id));
+  // One value per server ID, the greater of the stored one and the load's;
+  // where the attribute was, or at the end.
+  std::map<int, std::string> merged = csns_.values();
+  std::vector<EntrySink::Value> values;
+  size_t at = SIZE_MAX;
+  for (const EntrySink::Value& v : stored.values) {
+    if (!EqualsIgnoreCase(v.description, kContextCsnName)) {
+      values.push_back(v);
+      continue;
+    }
+    if (at == SIZE_MAX) at = values.size();
+    int sid = CsnTracker::Sid(v.value);
+    auto [it, inserted] = merged.try_emplace(sid, v.value);
+    if (!inserted && v.value > std::string_view(it->second)) it->second.assign(v.value);
+  }
+  if (at == SIZE_MAX) at = values.size();
+  // contextCSN is made by this load where the suffix entry's own entryCSN
+  // was, for slapd's normalized copies.
+  bool generated = false;
+  for (const EntrySink::Value& old : stored.values) {
+    generated |= old.generated && EqualsIgnoreCase(old.description, kContextCsnName);
+  }
+  std::vector<EntrySink::Value> csn_values;
+  for (const auto& [sid, csn] : merged) csn_values.push_back({kContextCsnName, csn, generated});
+  values.insert(values.begin() + static_cast<std::ptrdiff_t>(at), csn_values.begin(),
+                csn_values.end());
+  return sink_->Replace(*suffix_id, values);
+}
+
+Status Loader::RemoveOrphans() {
+  // Holes that were never filled: the entries below them have no parent.
+  std::vector<std::pair<std::string, Hole>> holes(holes_.begin(), holes_.end());
+  std::sort(holes.begin(), holes.end(),
+            [](const auto& a, const auto& b) { return a.second.id < b.second.id; });
+  holes_.clear();
+  for (const auto& [hole_ndn, hole] : holes) {
+    // Named as the first entry that needed it spelt it, not normalised.
+    std::string parent = hole_ndn;
+    if (Result<Dn> child = ParseDn(hole.first_dn); child.ok()) {
+      Dn d = std::move(*child);
+      while (d.size() > 1) {
+        d = d.Parent();
+        std::string n;
+        if (NormalizeDn(checker_->schema(), d, &n).ok() && n == hole_ndn) {
+          parent = d.ToString();
+          break;
+        }
+      }
+    }
+    std::string why = "parent entry '" + parent + "' does not exist";
+    // Every entry stored below the missing one goes to the reject file, in
+    // input order.
+    std::vector<const BelowHole*> doomed;
+    for (BelowHole& b : below_holes_) {
+      if (b.removed || !EntryChecker::IsUnder(b.ndn, hole_ndn)) continue;
+      b.removed = true;
+      doomed.push_back(&b);
+    }
+    // A named copy: clang 14 cannot capture a structured binding in a lambda.
+    const uint64_t hole_line = hole.first_line;
+    auto line_of = [&](EntryId id) {
+      return id >= summary_.first_id && id - summary_.first_id < line_of_.size()
+                 ? line_of_[id - summary_.first_id]
+                 : hole_line;
+    };
+    std::stable_sort(doomed.begin(), doomed.end(), [&](const BelowHole* a, const BelowHole* b) {
+      return line_of(a->id) < line_of(b->id);
+    });
+    for (const BelowHole* d : doomed) {
+      DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry kept, sink_->Read(d->id));
+      // The DN as stored, where the format keeps it whole.
+      const std::string dn = kept.dn.empty() ? d->dn : std::string(kept.dn);
+      std::string text;
+      if (!kept.values.empty()) {
+        ldif::Record r;
+        r.SetDn(dn);
+        for (const EntrySink::Value& v : kept.values) r.Add(v.description, v.value);
+        ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
+      }
+      DIRLOAD_RETURN_IF_ERROR(RejectText(line_of(d->id), dn, why, text));
+      DIRLOAD_RETURN_IF_ERROR(sink_->Remove(d->id, d->ndn));
+      --summary_.entries_loaded;
+    }
+  }
+  below_holes_.clear();
+  return Status::Ok();
+}
+
+Status Loader::Finish() {
+  DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
+  if (options_.write_context_csn) DIRLOAD_RETURN_IF_ERROR(WriteContextCsn());
+  EntrySink::Start end;
+  end.next_id = next_id_;
+  end.entries = entries_before_ + summary_.entries_loaded;
+  end.suffix = options_.suffix;
+  return sink_->Finish(end);
+}
+
+void Loader::ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed,
+                            bool final) {
+  if (progress_ == nullptr) return;
+  double now = clock_.wall_seconds();
+  if (!final && now - last_progress_ < 0.2) return;
+  last_progress_ = now;
+  ProgressSnapshot s;
+  s.phase = "phase 1: load";
+  s.done_bytes = input_offset;
+  s.total_bytes = input_size;
+  s.entries = summary_.records_read;
+  s.uncompressed_bytes = parsed;
+  s.elapsed_seconds = now;
+  if (final) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "phase 1: %llu entries loaded, %llu rejected, %.1f MB in %.2f s (%.0f entries/s)",
+                  static_cast<unsigned long long>(summary_.entries_loaded),
+                  static_cast<unsigned long long>(summary_.rejected),
+                  static_cast<double>(s.uncompressed_bytes) / 1e6, now,
+                  now > 0 ? static_cast<double>(summary_.entries_loaded) / now : 0.0);
+    progress_->Finish(s, buf);
+  } else {
+    progress_->Update(s);
+  }
+}
+
+// One checking thread's: its own copy of the checks (they keep memos) and
+// of the sink's preparer, as the checks run without a lock.
+class Loader::RecordChecker final : public CheckPipeline::Checker {
+ public:
+  explicit RecordChecker(Loader* loader) : loader_(loader), checker_(*loader->checker_) {
+    state_.preparer = loader->sink_->NewPreparer();
+  }
+  void Check(CheckedRecord* record) override { loader_->Check(&checker_, &state_, record); }
+
+ private:
+  Loader* loader_;
+  EntryChecker checker_;
+  WorkerState state_;
+};
+
+unsigned DefaultCheckingWorkers() {
+  // The writing thread's own work is about a quarter of phase 1's: past four
+  // threads in all it sets the pace, and more workers only hold more batches.
+  const unsigned processors = std::thread::hardware_concurrency();
+  return std::clamp(processors, 2u, 4u) - 1;
+}
+
+Result<LoadSummary> Loader::Run(ldif::Reader* reader) {
+  file_ = reader->name();
+  DIRLOAD_RETURN_IF_ERROR(Begin());
+  const uint64_t input_size = reader->input_size();
+  uint64_t input_offset = 0, parsed = 0;
+  {
+    CheckPipeline pipeline(
+        reader, [this] { return std::make_unique<RecordChecker>(this); }, options_.threads,
+        std::max<size_t>(1, options_.batch_records));
+    for (bool last = false; !last;) {
+      RecordBatch* batch = pipeline.Next();
+      for (size_t i = 0; i < batch->count; ++i) {
+        DIRLOAD_RETURN_IF_ERROR(Process(&batch->items[i]));
+      }
+      if (!batch->fatal.ok()) return batch->fatal;
+      last = batch->last;
+      input_offset = batch->input_offset;
+      parsed = batch->parsed_bytes;
+      pipeline.Release();
+      ReportProgress(input_offset, input_size, parsed, false);
+    }
+  }
+  DIRLOAD_RETURN_IF_ERROR(Finish());
+  summary_.input_bytes = parsed;
+  ReportProgress(input_offset, input_size, parsed, true);
+  return summary_;
+}
+
+}  // namespace dirload
