@@ -12,7 +12,7 @@
 
 #include "lib/db/database.h"
 #include "lib/config/database_config.h"
-#include "lib/format/native/native_indexer.h"
+#include "lib/index/index_builder.h"
 #include "lib/util/status.h"
 
 namespace dirload::tools {
