@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "lib/schema/ascii.h"
+#include "lib/schema/lunicode.h"
 #include "lib/schema/normalize.h"
 #include "lib/schema/schema.h"
 #include "lib/util/coding.h"
@@ -138,7 +139,7 @@ class DnParser {
     } else {
       DIRLOAD_RETURN_IF_ERROR(ParseStringValue(ava));
     }
-    if (!ava->ber && !schema_internal::IsValidUtf8(ava->value)) {
+    if (!ava->ber && !lunicode::IsSlapdUtf8(ava->value)) {
       return ErrorAt(value_start, "value is not valid UTF-8");
     }
     return Status::Ok();
@@ -304,7 +305,9 @@ void AppendEscapedDnValue(std::string_view v, std::string* out) {
   size_t plain_from = 0;  // start of the run of bytes not yet copied
   for (size_t i = 0; i < v.size(); ++i) {
     const auto c = static_cast<unsigned char>(v[i]);
-    bool escape = c < 0x20 || c == 0x7F;
+    // libldap's normalised form (LDAPv3, pretty) escapes NUL only among the
+    // control characters: a TAB or U+007F in a value is written as is.
+    bool escape = c == 0;
     switch (c) {
       case ',':
       case '+':

@@ -16,14 +16,13 @@
 //     options are dropped;
 //   - each value is normalised by the type's equality rule (normalize.h),
 //     then escaped as \XX (upper-case hex) where it holds one of , + " \ < > ;
-//     = or a byte below 0x20 or 0x7F, starts with '#' or ' ', or ends with
-//     ' '; every other byte, UTF-8 included, is written as is;
+//     = or NUL, starts with '#' or ' ', or ends with ' '; every other byte,
+//     control characters and UTF-8 included, is written as is;
 //   - the AVAs of a multi-valued RDN are sorted by type name (bytewise), so
 //     "ou=X+dc=Example" and "DC=example+OU=x" both give "dc=example+ou=x".
 // Hence, in a normalised DN, every unescaped ',' separates RDNs and no byte is
-// below 0x20. Differences from slapd: values are prepared per RFC 4518 (slapd
-// keeps a TAB and does not map NEL to a space), and
-// objectIdentifierMatch values are resolved to numeric OIDs.
+// 0x00. Difference from slapd: objectIdentifierMatch values are resolved to
+// numeric OIDs.
 //
 // Rejected by NormalizeDn, as by slapd: undefined attribute types, types
 // without an equality rule, #hex (BER) values, empty values, values failing
@@ -101,7 +100,7 @@ bool IsUnder(std::string_view normalized_dn, std::string_view normalized_suffix)
 // where RDN_1 is the leftmost RDN of the DN and RDN_n the rightmost, each
 // copied byte for byte from the normalised DN (its escapes kept), and 0x00 is
 // the separator. The empty DN's key is empty. A normalised RDN never contains
-// 0x00 (bytes below 0x20 are escaped), and 0x00 sorts below every other byte,
+// 0x00 (NUL is escaped), and 0x00 sorts below every other byte,
 // so in bytewise order:
 //   - an entry's key comes right before the keys of all its descendants;
 //   - the keys of X's descendants are exactly the keys that start with

@@ -85,39 +85,23 @@ Status NormalizeBitString(std::string_view v, std::string* out) {
   return Status::Ok();
 }
 
-// Postal address: lines separated by '$', with '$' and '\' inside a line
-// written \24 and \5C (RFC 4517 3.3.28).
+// Postal address (postalAddressNormalize): each '$'-separated line through
+// the Directory String rule, escapes (\24, \5C) left as written and so
+// folded like any other text; an empty line stays empty.
 Status NormalizeList(std::string_view v, std::string* out) {
   out->clear();
-  std::string line, prepared;
-  size_t i = 0;
+  std::string prepared;
   for (;;) {
-    line.clear();
-    while (i < v.size() && v[i] != '$') {
-      if (v[i] == '\\' && v.substr(i + 1, 2) == "24") {
-        line.push_back('$');
-        i += 3;
-      } else if (v[i] == '\\' && (v.substr(i + 1, 2) == "5C" || v.substr(i + 1, 2) == "5c")) {
-        line.push_back('\\');
-        i += 3;
-      } else {
-        line.push_back(v[i++]);
-      }
+    const size_t dollar = v.find('$');
+    const std::string_view line = v.substr(0, dollar);
+    if (!line.empty()) {
+      DIRLOAD_RETURN_IF_ERROR(
+          schema_internal::PrepareUnicode(line, true, SubstringPosition::kWhole, &prepared));
+      out->append(prepared);
     }
-    DIRLOAD_RETURN_IF_ERROR(
-        schema_internal::PrepareUnicode(line, true, SubstringPosition::kWhole, &prepared));
-    for (char c : prepared) {
-      if (c == '$') {
-        out->append("\\24");
-      } else if (c == '\\') {
-        out->append("\\5C");
-      } else {
-        out->push_back(c);
-      }
-    }
-    if (i >= v.size()) break;
+    if (dollar == std::string_view::npos) break;
     out->push_back('$');
-    ++i;
+    v.remove_prefix(dollar + 1);
   }
   return Status::Ok();
 }
@@ -136,17 +120,6 @@ Status NormalizeUniqueMember(const Schema& schema, std::string_view v, std::stri
   return NormalizeDn(schema, v, out);
 }
 
-// Prepares for the rules that then drop characters (numericString,
-// telephoneNumber). slapd does not insist on UTF-8 there, so malformed
-// UTF-8 is prepared byte-wise instead of failing.
-Status PrepareForRemoval(std::string_view v, bool fold_case, std::string* out) {
-  if (schema_internal::IsValidUtf8(v)) {
-    return schema_internal::PrepareUnicode(v, fold_case, SubstringPosition::kWhole, out);
-  }
-  schema_internal::PrepareIA5(v, fold_case, SubstringPosition::kWhole, out);
-  return Status::Ok();
-}
-
 Status Normalize(const Schema& schema, Normalizer normalizer, std::string_view v,
                  SubstringPosition pos, std::string* out) {
   switch (normalizer) {
@@ -158,26 +131,20 @@ Status Normalize(const Schema& schema, Normalizer normalizer, std::string_view v
     case Normalizer::kCaseExact:
       return schema_internal::PrepareUnicode(v, false, pos, out);
     case Normalizer::kCaseIgnoreIA5:
-      schema_internal::PrepareIA5(v, true, pos, out);
+      schema_internal::PrepareIA5(v, true, out);
       return Status::Ok();
     case Normalizer::kCaseExactIA5:
-      schema_internal::PrepareIA5(v, false, pos, out);
+      schema_internal::PrepareIA5(v, false, out);
       return Status::Ok();
     case Normalizer::kCaseIgnoreList:
       return NormalizeList(v, out);
     case Normalizer::kNumericString:
-      DIRLOAD_RETURN_IF_ERROR(PrepareForRemoval(v, false, out));
-      schema_internal::RemoveSpaces(out);
-      if (out->empty() && pos == SubstringPosition::kWhole) {
-        return Status::InvalidArgument("numeric string without digits");
-      }
+      if (v.empty()) return Status::InvalidArgument("empty numeric string");
+      schema_internal::PrepareNumericString(v, out);
       return Status::Ok();
     case Normalizer::kTelephoneNumber:
-      DIRLOAD_RETURN_IF_ERROR(PrepareForRemoval(v, true, out));
-      schema_internal::RemoveSpacesAndHyphens(out);
-      if (out->empty() && pos == SubstringPosition::kWhole) {
-        return Status::InvalidArgument("telephone number without digits or letters");
-      }
+      if (v.empty()) return Status::InvalidArgument("empty telephone number");
+      schema_internal::PrepareTelephoneNumber(v, out);
       return Status::Ok();
     case Normalizer::kInteger:
       return NormalizeInteger(v, out);

@@ -4,17 +4,20 @@
 // Ordering rules compare keys with CompareNormalized.
 //
 // Keys per normaliser (matching_rule.h):
-//   kCaseIgnore        RFC 4518 prep + NFKC + per-code-point lower-casing
-//                      (as OpenLDAP: "ß" stays "ß", final sigma stays) +
-//                      insignificant spaces: "  ÅNGSTRÖM  Lab" and
-//                      "ångström lab" agree, "ｆｏｏ" is "foo". Empty or
-//                      all-space values become " ".
+//   kCaseIgnore        slapd's Directory String preparation (string_prep.h,
+//                      lunicode.h): liblunicode's per-code-point case
+//                      folding, compatibility decomposition and canonical
+//                      composition, then insignificant U+0020 spaces:
+//                      "  ÅNGSTRÖM  Lab" and "ångström lab" agree, "ｆｏｏ"
+//                      is "foo", "İ" is "i"; TAB and zero-width characters
+//                      are kept. An all-space value becomes " ".
 //   kCaseExact         the same without case folding.
 //   kCaseIgnoreIA5     ASCII lower-casing + insignificant spaces.
 //   kCaseExactIA5      insignificant spaces.
-//   kCaseIgnoreList    each '$'-separated line as kCaseIgnore, joined by '$'.
-//   kNumericString     every space removed ("1 234" is "1234").
-//   kTelephoneNumber   case folded, every space and hyphen removed.
+//   kCaseIgnoreList    each '$'-separated line as kCaseIgnore, joined by '$'
+//                      (escapes folded as written: "\5C" becomes "\5c").
+//   kNumericString     every space removed ("1 234" is "1234"); " " if none.
+//   kTelephoneNumber   every space and '-' removed, case kept; " " if none.
 //   kInteger           "-0012" is "-12", "+5" is "5", "-0" is "0".
 //   kBoolean           "TRUE" / "FALSE" (input case-insensitive).
 //   kDistinguishedName NormalizeDn (dn.h).
@@ -81,8 +84,7 @@ Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType
 // certificates (a non-minimal serial number, an issuer naming an undefined
 // attribute type or holding an invalid value; a value that is no certificate
 // at all slapadd keys from whatever memory follows it, dirload refuses), and
-// telephone or numeric strings left empty once spaces (and hyphens) are
-// removed. It does not for integers, booleans, bit strings and OIDs: slapadd
+// empty telephone or numeric strings. It does not for integers, booleans, bit strings and OIDs: slapadd
 // stores "uidNumber: abc" or "hasSubordinates: maybe" as written, where
 // dirload has no key for them. A loader mirroring slapadd rejects an entry
 // only when this is true, and otherwise stores the value without index keys.

@@ -1,17 +1,24 @@
-// RFC 4518 string preparation, the common core of the character-string
-// matching rules: transcode (validate UTF-8), map (controls and zero-width
-// characters to nothing, other separators to SPACE, optional case fold), NFKC
-// normalisation, then insignificant-space handling.
+// String preparation for the character-string matching rules, exactly as
+// slapd 2.5 prepares them (servers/slapd/schema_init.c), so that keys,
+// stored normalised values and DNs are byte for byte slapd's:
 //
-// Values made only of ASCII bytes (the overwhelming majority in directory
-// data) take a byte loop that needs no Unicode tables and no allocation beyond
-// `out`; anything else goes through utf8proc.
+//   Directory String rules (caseIgnore*, caseExact*; UTF8StringNormalize):
+//     lunicode::Normalize (liblunicode's case folding, compatibility
+//     decomposition and canonical composition, lunicode.h), then insignificant
+//     spaces: only U+0020 is a space (TAB, NBSP-turned-space aside, and every
+//     other character are kept as they are); runs collapse to one; leading and
+//     trailing ones go, except at an edge a substring fragment shares with
+//     another fragment (SubstringPosition); a value of spaces only is " ".
+//   IA5 rules (IA5StringNormalize): leading spaces dropped, runs of spaces
+//     collapsed, one trailing space dropped, A-Z lowered unless exact; the
+//     value ends at a NUL byte; the position of a fragment does not matter.
+//   numericString (numericStringNormalize): every space removed, the value
+//     ends at a NUL byte; nothing left is " ".
+//   telephoneNumber (telephoneNumberNormalize): every space and '-'
+//     removed, case kept; nothing left is " ".
 //
-// Deliberate simplifications, stated so nobody mistakes them for bugs: the
-// RFC's "prohibit" step (unassigned and private-use code points) is skipped,
-// because slapadd stores such values and a loader must not reject them; and
-// insignificant spaces are collapsed to one SPACE (leading and trailing ones
-// removed) instead of the RFC's two-space padding, which compares the same.
+// Values made only of ASCII bytes (most directory data) take a byte loop
+// with no Unicode tables and no allocation beyond `out`.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -24,9 +31,8 @@
 
 namespace dirload {
 
-// Where a string sits, which decides which of its edge spaces are significant
-// (RFC 4518 section 2.6.1). A whole value loses both; a substring fragment
-// keeps (as one SPACE) a space run at an edge that abuts another fragment.
+// Where a string sits, which decides which of its edge spaces are
+// significant: slapd's SLAP_MR_SUBSTR_{INITIAL,ANY,FINAL} usage flags.
 enum class SubstringPosition : uint8_t {
   kWhole,    // an attribute value or equality assertion: trim both ends
   kInitial,  // the initial fragment: trim leading, keep one trailing space
@@ -36,19 +42,18 @@ enum class SubstringPosition : uint8_t {
 
 namespace schema_internal {
 
-// Unicode preparation into *out (replacing its contents). Fails on malformed
-// UTF-8. An empty or all-space whole value prepares to a single SPACE.
+// Directory String preparation into *out (replacing its contents). Fails
+// (InvalidArgument) where slapd's normaliser does: bytes that are not UTF-8
+// by libldap's rules (lunicode::IsSlapdUtf8). An empty value stays empty.
 Status PrepareUnicode(std::string_view in, bool fold_case, SubstringPosition pos, std::string* out);
 
-// IA5 preparation: ASCII only (bytes >= 0x80 pass through untouched, as
-// slapadd accepts such bytes in IA5 attributes without complaint).
-void PrepareIA5(std::string_view in, bool fold_case, SubstringPosition pos, std::string* out);
+// IA5 preparation. Bytes >= 0x80 are kept as they are (the IA5 String syntax
+// refuses them before a value gets here).
+void PrepareIA5(std::string_view in, bool fold_case, std::string* out);
 
-// Removes every SPACE from a prepared string (numericString rules).
-void RemoveSpaces(std::string* s);
-// Removes every SPACE and hyphen-like character (telephoneNumber rules,
-// RFC 4518 section 2.6.3).
-void RemoveSpacesAndHyphens(std::string* s);
+// numericString and telephoneNumber preparation.
+void PrepareNumericString(std::string_view in, std::string* out);
+void PrepareTelephoneNumber(std::string_view in, std::string* out);
 
 }  // namespace schema_internal
 }  // namespace dirload

@@ -4,6 +4,7 @@
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/generalized_time.h"
+#include "lib/schema/lunicode.h"
 
 namespace dirload {
 namespace {
@@ -149,25 +150,26 @@ Status ValidateBitString(std::string_view v) {
   return Status::Ok();
 }
 
+// postalAddressValidate: every '\' starts \24 or \5C (either case), and
+// each '$'-separated line is UTF-8 by slapd's rules. Empty lines pass.
 Status ValidatePostalAddress(std::string_view v) {
-  if (!schema_internal::IsValidUtf8(v)) return Invalid("Postal Address", "not UTF-8");
-  size_t line_len = 0;
+  size_t line_start = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i] == '$') {
-      if (line_len == 0) return Invalid("Postal Address", "empty line");
-      line_len = 0;
-      continue;
-    }
     if (v[i] == '\\') {
       const std::string_view esc = v.substr(i + 1, 2);
-      if (esc != "24" && esc != "5C" && esc != "5c") {
+      if (!EqualsIgnoreCase(esc, "24") && !EqualsIgnoreCase(esc, "5C")) {
         return Invalid("Postal Address", "'\\' must start \\24 or \\5C");
       }
-      i += 2;
+      continue;
     }
-    ++line_len;
+    if (v[i] == '$') {
+      if (!lunicode::IsSlapdUtf8(v.substr(line_start, i - line_start))) {
+        return Invalid("Postal Address", "not UTF-8");
+      }
+      line_start = i + 1;
+    }
   }
-  if (line_len == 0) return Invalid("Postal Address", "empty line");
+  if (!lunicode::IsSlapdUtf8(v.substr(line_start))) return Invalid("Postal Address", "not UTF-8");
   return Status::Ok();
 }
 
@@ -193,7 +195,7 @@ Status ValidateSyntaxValue(const Syntax& syntax, std::string_view v) {
       return Status::Ok();
     case SyntaxKind::kDirectoryString:
       if (v.empty()) return Invalid("Directory String", "empty");
-      if (!schema_internal::IsValidUtf8(v)) return Invalid("Directory String", "not UTF-8");
+      if (!lunicode::IsSlapdUtf8(v)) return Invalid("Directory String", "not UTF-8");
       return Status::Ok();
     case SyntaxKind::kIA5String:
       if (!IsAllAscii(v)) return Invalid("IA5 String", "non-ASCII byte");

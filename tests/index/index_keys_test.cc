@@ -94,8 +94,9 @@ TEST_CASE("equality keys: case and space variants agree") {
   CHECK(Eq("cn", "John Smith") == "=john smith");
   CHECK(Eq("cn", "  JOHN    smith  ") == "=john smith");
   CHECK(Eq("sn", "ÅNGSTRÖM") == Eq("sn", "ångström"));
-  CHECK(Eq("sn", "Straße") == Eq("sn", "STRAẞE"));  // capital sharp s lower-cases to ß
-  CHECK(Eq("cn", "ｆｏｏ") == "=foo");              // NFKC
+  // U+1E9E is not in slapd's Unicode 3.2 tables: slapd keeps it.
+  CHECK(Eq("sn", "Straße") != Eq("sn", "STRAẞE"));
+  CHECK(Eq("cn", "ｆｏｏ") == "=foo");  // compatibility decomposition
   CHECK(Eq("mail", "John.Smith@Example.COM") == "=john.smith@example.com");
   CHECK(Eq("telephoneNumber", "+1 555-0100") == "=+15550100");
   CHECK(Eq("telephoneNumber", "+1 555-0100") == Eq("telephoneNumber", "+15550100"));

@@ -32,6 +32,7 @@
 
 #include "bench/ldif_generator.h"
 #include "tests/integration/dirload_process.h"
+#include "tests/integration/slapd_server.h"
 #include "tests/support/child_process.h"
 #include "tests/support/mdb_dump.h"
 #include "tests/support/openldap.h"
@@ -51,7 +52,9 @@ using testing::ProcessResult;
 using testing::ReadFile;
 using testing::RunDirload;
 using testing::RunProcess;
+using testing::Slapd;
 using testing::SlapdConf;
+using testing::SleepSeconds;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
@@ -374,105 +377,6 @@ void CheckSlapindexKeepsIndexes(const TempDir& tmp, const Db& db) {
 
 // ------------------------------------------------------------------ slapd
 
-void SleepSeconds(double s) {
-  timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};
-  ::nanosleep(&ts, nullptr);
-}
-
-// A loopback TCP port no one listens on right now.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  REQUIRE(ok);
-  return ntohs(addr.sin_port);
-}
-
-// slapd in the foreground serving one database on a loopback port; stopped
-// (and reaped) when the object goes, also when a check failed.
-class Slapd {
- public:
-  Slapd(const TempDir& tmp, const std::string& name, const Db& db) {
-    const std::string err = tmp.File(name + ".slapd.err");
-    // Another process may take the free port before slapd binds it: retry.
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      url_ = "ldap://127.0.0.1:" + std::to_string(FreePort());
-      child_ = std::make_unique<testing::ChildProcess>();
-      std::string error;
-      REQUIRE_MESSAGE(
-          child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", db.conf, "-d", "0"},
-                        tmp.File(name + ".slapd.out"), err, &error),
-          error);
-      // Bounded: about 10 s for slapd to answer the root DSE.
-      for (int i = 0; i < 100 && child_->Running(); ++i) {
-        ProcessResult r = RunProcess({FindProgram("ldapsearch"), "-x", "-LLL", "-o", "nettimeout=2",
-                                      "-H", url_, "-b", "", "-s", "base", "1.1"},
-                                     10);
-        if (r.exit_code == 0) return;
-        SleepSeconds(0.1);
-      }
-      if (child_->Running()) break;  // running but not answering: give up
-    }
-    FAIL("slapd did not answer on " << url_ << ": " << ReadFile(err));
-  }
-  ~Slapd() {
-    if (child_ && child_->Running()) {
-      child_->Kill(SIGTERM);
-      ProcessResult r;
-      child_->Wait(10, &r);
-    }
-  }
-  Slapd(const Slapd&) = delete;
-  Slapd& operator=(const Slapd&) = delete;
-
-  const std::string& url() const { return url_; }
-
-  // ldapsearch's exit status and its entries: each entry's text when
-  // `attrs` asks for more than the DN, sorted (slapd returns them in ID
-  // order, which the comparison should not depend on).
-  struct Answer {
-    int exit_code = -1;
-    std::vector<std::string> entries;
-    std::string err;
-  };
-  Answer Search(const std::string& base, const std::string& scope, const std::string& filter,
-                const std::vector<std::string>& attrs = {"dn"}) const {
-    std::vector<std::string> argv = {FindProgram("ldapsearch"),
-                                     "-x",
-                                     "-LLL",
-                                     "-o",
-                                     "ldif-wrap=no",
-                                     "-o",
-                                     "nettimeout=10",
-                                     "-H",
-                                     url_,
-                                     "-b",
-                                     base,
-                                     "-s",
-                                     scope,
-                                     filter};
-    argv.insert(argv.end(), attrs.begin(), attrs.end());
-    ProcessResult r = RunProcess(argv, 120);
-    Answer a;
-    a.exit_code = r.exit_code;
-    a.err = r.err;
-    for (std::string& e : SplitRecords(r.out)) a.entries.push_back(std::move(e));
-    std::sort(a.entries.begin(), a.entries.end());
-    return a;
-  }
-
- private:
-  std::string url_;
-  std::unique_ptr<testing::ChildProcess> child_;
-};
-
 struct Query {
   std::string base, scope, filter;
   long expect = -1;      // the number of entries the data guarantees, -1: unknown
@@ -718,9 +622,9 @@ TEST_CASE("mdb oracle: dirload add -f writes slapadd's database, and slapd serve
   }
   MESSAGE("offline checks: " << Since(start) << " s");
 
-  Slapd theirs(tmp, "slapadd", a);
+  Slapd theirs(tmp, "slapadd", a.conf);
   {
-    Slapd mine(tmp, "dirload", b);
+    Slapd mine(tmp, "dirload", b.conf);
     INFO("slapd answers the same on both databases");
     CompareSearches(theirs, mine, QueryMatrix(x));
   }
@@ -739,7 +643,7 @@ TEST_CASE("mdb oracle: dirload add -f writes slapadd's database, and slapd serve
     CHECK_FALSE(fs::exists(fs::path(h.dir) / ".dirload-build"));
     CHECK(FirstDifference(Slapcat(h), cat_a) == "");
     CompareDatabases(a.dir, h.dir);
-    Slapd appended(tmp, "appended", h);
+    Slapd appended(tmp, "appended", h.conf);
     const std::string s = kSuffix;
     CompareSearches(
         theirs, appended,
@@ -789,8 +693,8 @@ TEST_CASE("mdb oracle: a key shared by more than 65,535 entries") {
   REQUIRE_MESSAGE(reindexed.exit_code == 0, reindexed.Describe());
   CompareDatabases(a.dir, c.dir, /*with_id2e=*/false);
   MESSAGE("cache method: " << Since(start) << " s");
-  Slapd theirs(tmp, "slapadd", a);
-  Slapd mine(tmp, "dirload", b);
+  Slapd theirs(tmp, "slapadd", a.conf);
+  Slapd mine(tmp, "dirload", b.conf);
   const std::string s = kSuffix;
   const auto n = [](size_t v) { return static_cast<long>(v); };
   CompareSearches(

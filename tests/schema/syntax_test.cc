@@ -77,8 +77,9 @@ TEST_CASE("DN, Name And Optional UID, Postal Address, Generalized Time") {
   CHECK(Valid("uniqueMember", "cn=x\\#y,dc=com"));
   CHECK_FALSE(Valid("uniqueMember", "cn=x,dc=com#'02'B"));
   CHECK(Valid("postalAddress", "1 Main St$Springfield$\\24 and \\5C"));
-  CHECK_FALSE(Valid("postalAddress", "a$$b"));
-  CHECK_FALSE(Valid("postalAddress", "a$"));
+  // slapd's postalAddressValidate takes empty lines (slapadd stores both).
+  CHECK(Valid("postalAddress", "a$$b"));
+  CHECK(Valid("postalAddress", "a$"));
   CHECK_FALSE(Valid("postalAddress", "a\\b"));
   CHECK(Valid("createTimestamp", "20240101120000Z"));
   CHECK(Valid("createTimestamp", "2024010112+0100"));

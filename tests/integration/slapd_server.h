@@ -1,0 +1,51 @@
+// slapd serving one back-mdb database on a loopback port, for oracle tests
+// that compare what slapd answers on slapadd's database and on dirload's.
+// Test-only.
+//
+// Thread safety: one thread at a time per object.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/support/child_process.h"
+
+namespace dirload::testing {
+
+class TempDir;
+
+void SleepSeconds(double s);
+
+// A loopback TCP port no one listens on right now.
+int FreePort();
+
+// slapd in the foreground on the database `conf` configures; stopped (and
+// reaped) when the object goes, also when a check failed. Its output goes to
+// NAME.slapd.out / .err in `tmp`, which must outlive the object.
+class Slapd {
+ public:
+  Slapd(const TempDir& tmp, const std::string& name, const std::string& conf);
+  ~Slapd();
+  Slapd(const Slapd&) = delete;
+  Slapd& operator=(const Slapd&) = delete;
+
+  const std::string& url() const { return url_; }
+
+  // ldapsearch's exit status and its entries: each entry's text when
+  // `attrs` asks for more than the DN, sorted (slapd returns them in ID
+  // order, which the comparison should not depend on).
+  struct Answer {
+    int exit_code = -1;
+    std::vector<std::string> entries;
+    std::string err;
+  };
+  Answer Search(const std::string& base, const std::string& scope, const std::string& filter,
+                const std::vector<std::string>& attrs = {"dn"}) const;
+
+ private:
+  std::string url_;
+  std::unique_ptr<ChildProcess> child_;
+};
+
+}  // namespace dirload::testing
