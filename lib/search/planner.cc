@@ -170,28 +170,41 @@ bool SubtypesShareRule(const Schema& schema, const AttributeType* type, FilterKi
   return true;
 }
 
-Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
-  Result<AttributeDescription> ad = schema_.ParseAttributeDescription(f.attribute);
+ItemIndex FindItemIndex(const Schema& schema, const IndexConfig& indexes, const Filter& f,
+                        PlanNode* plan) {
+  ItemIndex out;
+  Result<AttributeDescription> ad = schema.ParseAttributeDescription(f.attribute);
   if (!ad.ok()) {
     // Undefined for every entry (evaluate.h), so never TRUE.
     plan->how = "never true: " + ad.status().message();
-    return Candidates::Of(IdList());
+    out.decided = Candidates::Of(IdList());
+    return out;
   }
-  const AttributeType* type = ad->type;
-  if (f.kind != FilterKind::kPresent && MatchingRuleFor(f.kind, type) == nullptr) {
-    plan->how = "never true: " + std::string(type->name()) + " has no matching rule for " +
+  out.type = ad->type;
+  if (f.kind != FilterKind::kPresent && MatchingRuleFor(f.kind, out.type) == nullptr) {
+    plan->how = "never true: " + std::string(out.type->name()) + " has no matching rule for " +
                 std::string(FilterKindName(f.kind));
-    return Candidates::Of(IdList());
+    out.decided = Candidates::Of(IdList());
+    return out;
   }
   if (f.kind == FilterKind::kGreaterOrEqual || f.kind == FilterKind::kLessOrEqual) {
     plan->how = "not indexed: no ordering keys";
-    return Candidates::All();
+    out.decided = Candidates::All();
+    return out;
   }
-  const IndexSpec* spec = indexes_.ForSearch(type);
-  if (spec == nullptr) {
-    plan->how = "not indexed: no index on " + std::string(type->name());
-    return Candidates::All();
+  out.spec = indexes.ForSearch(out.type);
+  if (out.spec == nullptr) {
+    plan->how = "not indexed: no index on " + std::string(out.type->name());
+    out.decided = Candidates::All();
   }
+  return out;
+}
+
+Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
+  ItemIndex found = FindItemIndex(schema_, indexes_, f, plan);
+  if (found.decided.has_value()) return std::move(*found.decided);
+  const AttributeType* type = found.type;
+  const IndexSpec* spec = found.spec;
   const std::string table = spec->table();
 
   switch (f.kind) {

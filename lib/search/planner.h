@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +88,19 @@ using PlanItemFn = std::function<Result<Candidates>(const Filter& item, PlanNode
 // below and the search executor (search.h), whose items come from each
 // format's SearchSource.
 Result<Candidates> PlanFilterTree(const Filter& f, PlanNode* plan, const PlanItemFn& item);
+
+// What every format decides about a filter item before it reads a key: the
+// item's attribute type and the index configured for it, or, when no key
+// can help, its candidates already (`decided`: none for an item that is
+// never true, all for one no index answers), with plan->how saying why.
+struct ItemIndex {
+  const AttributeType* type = nullptr;
+  const IndexSpec* spec = nullptr;
+  std::optional<Candidates> decided;
+};
+// REQUIRES: plan is not null; `item` is not AND, OR or NOT.
+ItemIndex FindItemIndex(const Schema& schema, const IndexConfig& indexes, const Filter& item,
+                        PlanNode* plan);
 
 // True when every subtype of `type` (itself included) that has a rule of
 // kind `kind` has `rule`: only then may an index made with `rule` answer

@@ -45,6 +45,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FindProgram;
 using testing::FirstDifference;
+using testing::SplitRecords;
 using testing::MaskId2ePadding;
 using testing::MdbDatabases;
 using testing::MdbDump;
@@ -109,19 +110,6 @@ std::string Slapcat(const Db& db) {
   ProcessResult r = testing::RunSlapcat({"-f", db.conf}, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   return r.out;
-}
-
-// Records of an LDIF text, split at blank lines (slapcat's output).
-std::vector<std::string> SplitRecords(const std::string& ldif) {
-  std::vector<std::string> out;
-  size_t p = 0;
-  while (p < ldif.size()) {
-    size_t e = ldif.find("\n\n", p);
-    if (e == std::string::npos) e = ldif.size();
-    if (e > p) out.push_back(ldif.substr(p, e - p) + "\n\n");
-    p = e + 2;
-  }
-  return out;
 }
 
 // ------------------------------------------------------------ generated data

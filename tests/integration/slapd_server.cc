@@ -12,9 +12,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace dirload::testing {
-namespace {
 
-// Records of an LDIF text, split at blank lines (ldapsearch's output).
 std::vector<std::string> SplitRecords(const std::string& ldif) {
   std::vector<std::string> out;
   size_t p = 0;
@@ -26,8 +24,6 @@ std::vector<std::string> SplitRecords(const std::string& ldif) {
   }
   return out;
 }
-
-}  // namespace
 
 void SleepSeconds(double s) {
   timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};

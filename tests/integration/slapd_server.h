@@ -13,6 +13,10 @@
 
 namespace dirload::testing {
 
+// The records of an LDIF text (slapcat's or ldapsearch's output), split
+// at blank lines, each with its blank line.
+std::vector<std::string> SplitRecords(const std::string& ldif);
+
 class TempDir;
 
 void SleepSeconds(double s);

@@ -25,26 +25,10 @@ class MdbPlanner {
 
   // The candidates of one filter item (search_source.h's ItemCandidates).
   Result<Candidates> PlanItem(const Filter& f, PlanNode* plan) {
-    Result<AttributeDescription> ad = schema_.ParseAttributeDescription(f.attribute);
-    if (!ad.ok()) {
-      plan->how = "never true: " + ad.status().message();
-      return Candidates::Of(IdList());
-    }
-    const AttributeType* type = ad->type;
-    if (f.kind != FilterKind::kPresent && MatchingRuleFor(f.kind, type) == nullptr) {
-      plan->how = "never true: " + std::string(type->name()) + " has no matching rule for " +
-                  std::string(FilterKindName(f.kind));
-      return Candidates::Of(IdList());
-    }
-    if (f.kind == FilterKind::kGreaterOrEqual || f.kind == FilterKind::kLessOrEqual) {
-      plan->how = "not indexed: ordered keys are not read";
-      return Candidates::All();
-    }
-    const IndexSpec* spec = indexes_.ForSearch(type);
-    if (spec == nullptr) {
-      plan->how = "not indexed: no index on " + std::string(type->name());
-      return Candidates::All();
-    }
+    ItemIndex found = FindItemIndex(schema_, indexes_, f, plan);
+    if (found.decided.has_value()) return std::move(*found.decided);
+    const AttributeType* type = found.type;
+    const IndexSpec* spec = found.spec;
     const std::string name(spec->name());
     switch (f.kind) {
       case FilterKind::kPresent: {

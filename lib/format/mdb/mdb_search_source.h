@@ -24,7 +24,7 @@
 //   substrings  the initial, final and any keys the index kinds allow
 //             (fragments normalized with the SUBSTR rule at their position,
 //             cut in bytes as slapd cuts them), intersected.
-//   >=, <=    all entries (ordered keys are not read).
+//   >=, <=    all entries (no ordering keys are read).
 // A key stored as the range {0, lo, hi} stands for every ID from lo to hi.
 // An index is used for a type only when every subtype compares with the
 // index type's rule, as in lib/search/planner.h.
