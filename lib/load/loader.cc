@@ -299,24 +299,32 @@ Status Loader::WriteContextCsn() {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id, LookupId(nsuffix_, nullptr));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
   DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry stored, sink_->Read(*suffix_id));
-  // One value per server ID, the greater of the stored one and the load's;
-  // where the attribute was, or at the end.
+  // As slapadd -w: one value per server ID, the greater of the stored one
+  // and the load's, where the attribute was or at the end; but when the
+  // entry holds contextCSN values and the load supersedes none of them, it
+  // is left as it is, even if the load brought CSNs of other server IDs
+  // (slapd 2.5's slap_tool_update_ctxcsn writes only on a change).
   std::map<int, std::string> merged = csns_.values();
   std::vector<EntrySink::Value> values;
   size_t at = SIZE_MAX;
+  bool superseded = false;
   for (const EntrySink::Value& v : stored.values) {
     if (!EqualsIgnoreCase(v.description, kContextCsnName)) {
       values.push_back(v);
       continue;
     }
     if (at == SIZE_MAX) at = values.size();
-    int sid = CsnTracker::Sid(v.value);
-    auto [it, inserted] = merged.try_emplace(sid, v.value);
-    if (!inserted && v.value > std::string_view(it->second)) it->second.assign(v.value);
+    auto [it, inserted] = merged.try_emplace(CsnTracker::Sid(v.value), v.value);
+    if (inserted) continue;
+    if (std::string_view(it->second) > v.value) {
+      superseded = true;
+    } else {
+      it->second.assign(v.value);
+    }
   }
+  if (at != SIZE_MAX && !superseded) return Status::Ok();
   if (at == SIZE_MAX) at = values.size();
-  // contextCSN is made by this load where the suffix entry's own entryCSN
-  // was, for slapd's normalized copies.
+  // Without normalized copies where the stored ones had none (slapd's own).
   bool generated = false;
   for (const EntrySink::Value& old : stored.values) {
     generated |= old.generated && EqualsIgnoreCase(old.description, kContextCsnName);

@@ -7,10 +7,10 @@
 #include <set>
 
 #include "ldif/writer.h"
-#include "lib/format/native/native_sink.h"
-#include "lib/format/native/database_meta.h"
-#include "lib/load/dry_run_sink.h"
 #include "lib/entry/entry_record.h"
+#include "lib/format/native/database_meta.h"
+#include "lib/format/native/native_sink.h"
+#include "lib/load/dry_run_sink.h"
 #include "lib/schema/schema.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
@@ -409,6 +409,25 @@ TEST_CASE("-w merges the greatest entryCSN per server ID into the suffix's conte
           std::vector<std::string>{"20200101000000.000000Z#000000#001#000000",
                                    "20300101000000.000000Z#000000#002#000000",
                                    "20240102030405.000002Z#000000#005#000000"});
+  }
+  SUBCASE("none of the stored values superseded: left as it is, new server IDs too") {
+    // slapadd -w writes contextCSN only when the load supersedes a stored
+    // value (slap_tool_update_ctxcsn); the load's server ID 5 is not added.
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"),
+             "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+             "dc: example\no: Example\n"
+             "contextCSN: 20400101000000.000000Z#000000#001#000000\n\n" +
+                 std::string(kPeople),
+             false, &run, [](LoadOptions* lo) {
+               SteppingClock(lo);
+               lo->sid = 5;
+               lo->write_context_csn = true;
+             });
+    REQUIRE(run.summary.ok());
+    REQUIRE(run.entries.size() == 2);
+    CHECK(Values(run.entries[0], "contextCSN") ==
+          std::vector<std::string>{"20400101000000.000000Z#000000#001#000000"});
   }
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
@@ -339,14 +340,57 @@ Result<EntrySink::StoredEntry> MdbSink::Read(EntryId id) {
   } else if (auto it = pending_.find(id); it != pending_.end()) {
     o = &it->second;
   } else {
-    return Status::Internal("entry " + std::to_string(id) +
-                            ": only the suffix entry and the waiting ones are kept");
+    DIRLOAD_RETURN_IF_ERROR(ReadStored(id, &read_owned_));
+    o = &read_owned_;
   }
   StoredEntry out;
   for (size_t i = 0; i < o->values.size(); ++i) {
     out.values.push_back({o->descriptions[i], o->values[i], static_cast<bool>(o->generated[i])});
   }
   return out;
+}
+
+Status MdbSink::ReadStored(EntryId id, Owned* out) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string_view> stored, writer_->StoredEntry(id));
+  if (!stored.has_value())
+    return Status::NotFound("entry " + std::to_string(id) + " is not stored");
+  Result<mdb::MdbEntry> entry = mdb::DecodeMdbEntry(*stored);
+  if (!entry.ok()) {
+    return Status::Corruption("id2e: entry " + std::to_string(id) + ": " + entry.status().message())
+        .WithOrigin(ErrorOrigin::kDatabase);
+  }
+  std::unordered_map<uint32_t, std::string_view> names;
+  for (const auto& [name, number] : writer_->ad2i()) names.emplace(number, name);
+  out->descriptions.clear();
+  out->values.clear();
+  out->normalized.clear();
+  out->generated.clear();
+  out->has_normalized.clear();
+  for (const mdb::MdbAttribute& a : entry->attributes) {
+    auto name = names.find(a.adx);
+    if (name == names.end()) {
+      return Status::Corruption("id2e: entry " + std::to_string(id) + " names ad2i number " +
+                                std::to_string(a.adx) + ", which ad2i does not hold")
+          .WithOrigin(ErrorOrigin::kDatabase);
+    }
+    if (a.multival || a.sorted) {
+      return Status::InvalidArgument("entry " + std::to_string(id) + ": its " +
+                                     std::string(name->second) + " values are kept " +
+                                     (a.multival ? "in id2v (multival)" : "sorted (sortvals)") +
+                                     ", which dirload does not write yet: -w cannot update it")
+          .WithOrigin(ErrorOrigin::kDatabase);
+    }
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      out->descriptions.emplace_back(name->second);
+      out->values.push_back(a.values[i]);
+      out->normalized.push_back(a.normalized ? (*a.normalized)[i] : std::string());
+      // A record stored without normalized copies (slapd's own timestamps
+      // and CSNs) is written again without them.
+      out->generated.push_back(!a.normalized.has_value());
+      out->has_normalized.push_back(a.normalized.has_value());
+    }
+  }
+  return Status::Ok();
 }
 
 Status MdbSink::Replace(EntryId id, std::span<const Value> values) {

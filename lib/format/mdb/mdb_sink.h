@@ -43,7 +43,8 @@ class MdbSink final : public EntrySink {
   Result<std::optional<EntryId>> Find(std::string_view ndn, const Prepared* prepared) override;
   void Reserve(EntryId id, std::string_view ndn) override;
   Status Add(const NewEntry& entry) override;
-  // No DN: slapd's tree keeps RDNs.
+  // No DN: slapd's tree keeps RDNs. An entry stored before this load is
+  // read from id2e (the suffix entry, for -w).
   Result<StoredEntry> Read(EntryId id) override;
   Status Remove(EntryId id, std::string_view ndn) override;
   Status Replace(EntryId id, std::span<const Value> values) override;
@@ -78,6 +79,8 @@ class MdbSink final : public EntrySink {
   Status WriteView(EntryId id, EntryId parent, std::string_view nrdn, std::string_view rdn,
                    std::span<const mdb::MdbValue> values);
   Status Drain();
+  // An entry stored before this load, from id2e.
+  Status ReadStored(EntryId id, Owned* out);
   // pending_names_'s key: the parent's ID and the normalized RDN, as dn2i
   // files a child.
   static std::string NameKey(EntryId parent, std::string_view nrdn);
@@ -95,6 +98,7 @@ class MdbSink final : public EntrySink {
   // The suffix entry as added, for -w (Read/Replace).
   EntryId suffix_id_ = 0;
   Owned suffix_;
+  Owned read_owned_;                   // Read's, for an entry stored before this load
   std::vector<mdb::MdbValue> values_;  // Add's scratch
   std::vector<Value> read_;            // Read's
 };

@@ -332,14 +332,25 @@ void MdbLoadWriter::WriteEncoded(std::span<const MdbValue> values, char* base) c
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
   if (finished_) return UsageError("MdbLoadWriter: ReplaceEntry after Finish");
-  if (id <= first_new_id_ || id > last_id_) {
-    return UsageError("entry ID " + std::to_string(id) + " was not added by this load");
+  if (id == 0 || id > last_id_) {
+    return UsageError("entry ID " + std::to_string(id) + " is not stored");
   }
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
   std::string encoded(encoded_size_, '\0');
   WriteEncoded(values, encoded.data());
   return txn_->Put(env_->id2e(), MdbIdBytes(id), encoded, MdbPutMode::kOverwrite);
+}
+
+Result<std::optional<std::string_view>> MdbLoadWriter::StoredEntry(uint64_t id) {
+  if (finished_) return UsageError("MdbLoadWriter: StoredEntry after Finish");
+  DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
+  Result<std::string_view> got = txn_->Get(env_->id2e(), MdbIdBytes(id));
+  if (!got.ok() && got.status().code() == StatusCode::kNotFound) {
+    return std::optional<std::string_view>();
+  }
+  DIRLOAD_RETURN_IF_ERROR(got.status());
+  return std::optional<std::string_view>(*got);
 }
 
 Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn,

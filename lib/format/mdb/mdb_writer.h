@@ -122,9 +122,13 @@ class MdbLoadWriter {
   // wrote so far, as slapadd asks it whether a DN is taken.
   Result<std::optional<uint64_t>> FindChild(uint64_t parent_id, std::string_view nrdn);
 
-  // Re-encodes entry `id`, added by this load, with `values` (as AddEntry
-  // takes them): slapadd -w's contextCSN on the suffix entry.
+  // Re-encodes entry `id`, added by this load or stored before it, with
+  // `values` (as AddEntry takes them): slapadd -w's contextCSN on the
+  // suffix entry.
   Status ReplaceEntry(uint64_t id, std::span<const MdbValue> values);
+  // Entry `id`'s id2e record as it stands in this load's transaction, or
+  // nullopt when there is none; valid until the next write.
+  Result<std::optional<std::string_view>> StoredEntry(uint64_t id);
 
   // Writes dn2i and commits. No AddEntry after it. It does not sync: with
   // `quick` the caller calls env().Sync() once the database is complete
