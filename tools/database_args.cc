@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "tools/commands.h"
+
 namespace dirload::tools {
 
 void AddDatabaseOptions(CLI::App* cmd, DatabaseArgs* a, bool engine_options, bool with_suffix) {
@@ -74,6 +76,7 @@ OpenOptions ToOpenOptions(const DatabaseArgs& a, Access access) {
   OpenOptions o;
   o.database = ToDatabaseOptions(a);
   o.access = access;
+  o.notice = PrintNotice;
   return o;
 }
 

@@ -2,10 +2,11 @@
 
 #include "lib/db/index_job.h"
 #include "lib/db/load_job.h"
-#include "lib/format/mdb/mdb_format_reader.h"
-#include "lib/format/native/native_reader.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
+#include "lib/format/mdb/mdb_format_reader.h"
+#include "lib/format/native/native_reader.h"
+#include "lib/util/text_table.h"
 
 namespace dirload {
 namespace {
@@ -28,8 +29,38 @@ Result<IndexConfig> Database::ConfiguredIndexes() {
   return BuildIndexConfig(*s, config_);
 }
 
+Status Database::AllowInterruptedIndexBuild(Status pending, const OpenOptions& options) {
+  if (pending.ok() || pending.code() == StatusCode::kAlreadyExists) return pending;
+  // An index rebuild leaves the entries whole (id2entry, dn2id; id2e,
+  // dn2i): they are read as they are, and only the indexes it was building
+  // are not used, as slapcat reads such a database.
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(config_.dir));
+  if (!work.has_value() || work->kind != WorkKind::kIndex) return pending;
+  std::vector<std::string> names;
+  for (const std::string& line : work->index_lines) {
+    const std::string attributes = line.substr(0, line.find_first_of(" \t"));
+    for (size_t start = 0; start <= attributes.size();) {
+      size_t comma = attributes.find(',', start);
+      if (comma == std::string::npos) comma = attributes.size();
+      if (comma > start) names.push_back(attributes.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  unfinished_indexes_ = std::move(names);
+  if (options.notice) {
+    options.notice("warning: an index rebuild of " + config_.dir + " did not finish (" +
+                   work->command + "): " +
+                   (unfinished_indexes_->empty()
+                        ? std::string("no index is")
+                        : "the indexes of " + JoinWithCommas(*unfinished_indexes_) + " are") +
+                   " not used until 'dirload recover' finishes it");
+  }
+  return Status::Ok();
+}
+
 ReaderContext Database::Context() {
   ReaderContext c;
+  c.unfinished_indexes = unfinished_indexes_;
   c.schema = [this] { return schema(); };
   c.configured_indexes = [this]() -> Result<std::optional<IndexConfig>> {
     if (config_.index_lines.empty()) return std::optional<IndexConfig>();
@@ -71,7 +102,7 @@ Result<std::unique_ptr<Database>> Database::Open(const OpenOptions& options) {
     DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
     DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(c.dir));
   } else {
-    DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(c.dir));
+    DIRLOAD_RETURN_IF_ERROR(db->AllowInterruptedIndexBuild(RequireNoPendingWork(c.dir), options));
     DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
   }
   if (db->format_ == DatabaseFormat::kMdb) {

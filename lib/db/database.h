@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/format/format.h"
 #include "lib/config/database_config.h"
 #include "lib/db/database_lock.h"
+#include "lib/format/format.h"
 #include "lib/format/native/native_indexer.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
@@ -47,6 +47,9 @@ struct OpenOptions {
   // kLoad: "mdb", "native", or empty (the format there, else the
   // configuration's `database mdb` decides).
   std::string format;
+  // What a reader should know about the database it opened (an unfinished
+  // index rebuild); may be empty.
+  NoticeSink notice;
 };
 
 struct LoadJobOptions;
@@ -103,6 +106,10 @@ class Database {
  private:
   Database() = default;
   ReaderContext Context();
+  // Lets a reader open a database whose index rebuild was interrupted
+  // (`pending` is RequireNoPendingWork's answer); any other pending work
+  // stays refused.
+  Status AllowInterruptedIndexBuild(Status pending, const OpenOptions& options);
 
   Access access_ = Access::kRead;
   ResolvedDatabase config_;
@@ -110,6 +117,7 @@ class Database {
   std::unique_ptr<Schema> schema_;
   std::optional<DatabaseLock> lock_;
   std::unique_ptr<FormatReader> reader_;
+  std::optional<std::vector<std::string>> unfinished_indexes_;
 };
 
 }  // namespace dirload

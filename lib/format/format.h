@@ -44,6 +44,9 @@ struct ReaderContext {
   // The index configuration given (slapd.conf, cn=config, --index);
   // nullopt when none was given.
   std::function<Result<std::optional<IndexConfig>>()> configured_indexes;
+  // The indexes an interrupted rebuild left unfinished, by attribute name
+  // (an empty list: all of them); nullopt when none is.
+  std::optional<std::vector<std::string>> unfinished_indexes;
 };
 
 class FormatReader {

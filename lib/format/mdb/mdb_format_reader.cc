@@ -1,7 +1,10 @@
 #include "lib/format/mdb/mdb_format_reader.h"
 
+#include <algorithm>
+
 #include "lib/format/mdb/mdb_report.h"
 #include "lib/format/mdb/mdb_search_source.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::mdb {
 
@@ -22,8 +25,26 @@ Status MdbFormatReader::SortIndexes(IndexConfig* usable, std::vector<std::string
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<IndexConfig> configured, context_.configured_indexes());
   if (!configured.has_value()) configured.emplace();
-  DIRLOAD_ASSIGN_OR_RETURN(*usable,
+  DIRLOAD_ASSIGN_OR_RETURN(IndexConfig found,
                            MdbUsableIndexes(*reader_->env(), *schema, *configured, unusable));
+  // slapd records nothing of a rebuild: what the pending mark names was
+  // being rewritten in place, and is half there.
+  const std::optional<std::vector<std::string>>& unfinished = context_.unfinished_indexes;
+  std::vector<IndexConfig::Line> lines;
+  for (const IndexSpec& spec : found.specs()) {
+    const bool half =
+        unfinished.has_value() &&
+        (unfinished->empty() ||
+         std::any_of(unfinished->begin(), unfinished->end(),
+                     [&](const std::string& name) { return EqualsIgnoreCase(name, spec.name()); }));
+    if (half) {
+      unusable->push_back(std::string(spec.name()) +
+                          ": its rebuild did not finish");
+    } else {
+      lines.push_back({IndexConfig::CanonicalLine(spec), spec.where});
+    }
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(*usable, IndexConfig::Parse(*schema, lines));
   return Status::Ok();
 }
 
