@@ -6,6 +6,7 @@
 #include "lib/db/pending_work.h"
 #include "lib/format/mdb/mdb_format_reader.h"
 #include "lib/format/native/native_reader.h"
+#include "lib/util/file.h"
 #include "lib/util/text_table.h"
 
 namespace dirload {
@@ -15,7 +16,12 @@ bool Writes(Access access) { return access == Access::kIndex || access == Access
 
 }  // namespace
 
-Database::~Database() = default;
+Database::~Database() {
+  // Whatever a writer created or replaced takes the directory's owner, on
+  // every path, failed ones included: slapd and later runs as that user
+  // must open it.
+  if (Writes(access_) && !config_.dir.empty()) (void)GiveFilesToDirectoryOwner(config_.dir);
+}
 
 Result<const Schema*> Database::schema() {
   if (!schema_) {

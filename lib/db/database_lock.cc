@@ -12,11 +12,19 @@
 #include <string>
 #include <utility>
 
+#include "lib/util/file.h"
+
 namespace dirload {
 namespace {
 
 Status StorageError(const std::string& what, int err) {
   return Status::IoError(what + ": " + std::strerror(err)).WithOrigin(ErrorOrigin::kStorage);
+}
+
+// The file `path` in `dir`, given to `dir`'s owner.
+Status GiveToDirectoryOwner(const std::string& dir, const std::string& path) {
+  DIRLOAD_ASSIGN_OR_RETURN(FileOwner owner, OwnerOf(dir));
+  return GiveTo(path, owner);
 }
 
 }  // namespace
@@ -68,6 +76,7 @@ Result<std::optional<DatabaseLock>> DatabaseLock::AcquireForReading(const std::s
   if (!berkeley_db) return std::optional<DatabaseLock>();
   const std::string path = dir + "/" + std::string(kFileName);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) DIRLOAD_RETURN_IF_ERROR(GiveToDirectoryOwner(dir, path));
   if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == EACCES || errno == EROFS) return std::optional<DatabaseLock>();
@@ -113,6 +122,8 @@ Result<DatabaseLock> DatabaseLock::Acquire(const std::string& dir) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return StorageError("open " + path, errno);
   DatabaseLock lock(fd);
+  // Later runs as the directory's owner (Debian's openldap) open it too.
+  DIRLOAD_RETURN_IF_ERROR(GiveToDirectoryOwner(dir, path));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err != EWOULDBLOCK) return StorageError("flock " + path, err);

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "lib/db/run_report.h"
-#include "lib/format/native/database_meta.h"
-#include "lib/format/mdb/mdb_rebuild.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
 #include "lib/db/recovery.h"
+#include "lib/db/run_report.h"
 #include "lib/db/write_guard.h"
+#include "lib/format/mdb/mdb_rebuild.h"
+#include "lib/format/native/database_meta.h"
 #include "lib/util/text_table.h"
 
 namespace dirload {

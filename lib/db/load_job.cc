@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lib/db/mdb_load_options.h"
 #include "lib/db/run_report.h"
+#include "lib/db/write_guard.h"
+#include "lib/format/mdb/mdb_rebuild.h"
+#include "lib/format/mdb/mdb_staged_load.h"
 #include "lib/format/native/native_sink.h"
 #include "lib/load/dry_run_sink.h"
-#include "lib/format/mdb/mdb_rebuild.h"
-#include "lib/db/mdb_load_options.h"
-#include "lib/format/mdb/mdb_staged_load.h"
-#include "lib/db/write_guard.h"
 #include "lib/util/text_table.h"
 
 namespace dirload {

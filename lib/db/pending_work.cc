@@ -62,6 +62,9 @@ Status BeginPendingWork(const std::string& dir, const PendingWork& work) {
     }
     DIRLOAD_RETURN_IF_ERROR(SyncFd(fd.get(), tmp).WithOrigin(ErrorOrigin::kStorage));
   }
+  // `dirload recover` may run as the directory's owner after a root run.
+  DIRLOAD_ASSIGN_OR_RETURN(FileOwner owner, OwnerOf(dir));
+  DIRLOAD_RETURN_IF_ERROR(GiveTo(tmp, owner));
   if (::rename(tmp.c_str(), path.c_str()) != 0) return StorageError("rename " + tmp, errno);
   return SyncDir(dir);
 }

@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "lib/index/sorted_runs.h"
-#include "lib/format/native/database_meta.h"
-#include "lib/format/mdb/mdb_rebuild.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
 #include "lib/db/undo_copy.h"
+#include "lib/format/mdb/mdb_rebuild.h"
+#include "lib/format/native/database_meta.h"
+#include "lib/index/sorted_runs.h"
 
 namespace dirload {
 

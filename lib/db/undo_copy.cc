@@ -46,6 +46,16 @@ Status CopyFile(const std::string& from, const std::string& to) {
   UniqueFd out_fd(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (!out_fd.valid()) return StorageError("create " + to, errno);
   const int in = in_fd.get(), out = out_fd.get();
+  {
+    // The copy is what a rollback puts back: the original's owner and mode,
+    // so that slapd can open it again and nobody else can read it.
+    struct stat from_st {};
+    if (::fstat(in, &from_st) != 0) return StorageError("stat " + from, errno);
+    if (::fchown(out, from_st.st_uid, from_st.st_gid) != 0 && ::geteuid() == 0) {
+      return StorageError("chown " + to, errno);
+    }
+    if (::fchmod(out, from_st.st_mode & 07777) != 0) return StorageError("chmod " + to, errno);
+  }
   Status s;
   if (::ioctl(out, FICLONE, in) != 0) {
     struct stat st {};

@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "lib/db/database_lock.h"
-#include "lib/format/native/database_meta.h"
 #include "lib/db/undo_copy.h"
+#include "lib/format/native/database_meta.h"
 
 namespace dirload {
 

@@ -455,7 +455,7 @@ int BdbStore::OpenDb(BdbTable* table, bool create) {
   }
   // A handle must be opened transactionally to take part in transactions.
   if (transactional_) flags |= DB_AUTO_COMMIT;
-  rc = raw->open(raw, nullptr, table->file.c_str(), nullptr, DB_BTREE, flags, 0644);
+  rc = raw->open(raw, nullptr, table->file.c_str(), nullptr, DB_BTREE, flags, 0600);
   if (rc == ENOENT && !create) {
     table->state = BdbTable::State::kMissing;
     return rc;
@@ -814,7 +814,7 @@ Result<std::unique_ptr<Store>> OpenBdbStore(const std::string& dir, const StoreO
     if (rc == 0) rc = raw->set_lk_max_objects(raw, kMaxLocks);
     if (rc != 0) return BdbError(rc, "DB_ENV->set_lk_*", "", dir, sink.get());
   }
-  rc = raw->open(raw, dir.c_str(), flags, 0);
+  rc = raw->open(raw, dir.c_str(), flags, 0600);
   if (rc != 0) return BdbError(rc, "DB_ENV->open", "", dir, sink.get());
   // Berkeley DB maps read-only files; a fault reading one is blamed on the
   // database (one directory: the engine does not say which file).

@@ -15,6 +15,7 @@
 #include "lib/store/store_util.h"
 #include "lib/store/tables.h"
 #include "lib/util/damage_signal.h"
+#include "lib/util/file.h"
 
 namespace dirload {
 namespace {
@@ -748,7 +749,9 @@ int OpenEnv(const std::string& dir, uint64_t map_size, unsigned flags, EnvHandle
     rc = mdb_env_set_mapsize(env.get(), map_size);
     if (rc != MDB_SUCCESS) return rc;
   }
-  rc = mdb_env_open(env.get(), dir.c_str(), flags, 0644);
+  // Readable by its owner alone, as slapadd creates data.mdb: it holds
+  // password hashes.
+  rc = mdb_env_open(env.get(), dir.c_str(), flags, 0600);
   if (rc != MDB_SUCCESS) return rc;
   *out = std::move(env);
   return MDB_SUCCESS;
@@ -798,6 +801,10 @@ Result<std::unique_ptr<Store>> OpenLmdbStore(const std::string& dir, const Store
     rc = OpenEnv(dir, 0, flags | MDB_NOLOCK, &env);
   }
   if (rc != MDB_SUCCESS) return LmdbError(rc, "mdb_env_open", "", dir);
+  if (!options.read_only) {
+    DIRLOAD_ASSIGN_OR_RETURN(FileOwner owner, OwnerOf(dir));
+    DIRLOAD_RETURN_IF_ERROR(GiveFilesTo(dir, {"data.mdb", "lock.mdb"}, owner));
+  }
   RegisterMappedDatabaseFile(data_file);
   auto store = std::make_unique<LmdbStore>(dir, std::move(env), options.read_only);
   DIRLOAD_RETURN_IF_ERROR(store->Init());

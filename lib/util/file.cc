@@ -1,10 +1,12 @@
 #include "lib/util/file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace dirload {
 namespace {
@@ -40,5 +42,44 @@ Status SyncFd(int fd, const std::string& path) {
 Status SyncPath(const std::string& path) { return OpenAndSync(path, 0); }
 
 Status SyncDirectory(const std::string& dir) { return OpenAndSync(dir, O_DIRECTORY); }
+
+Result<FileOwner> OwnerOf(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return Errno("stat", path, errno).WithOrigin(ErrorOrigin::kStorage);
+  return FileOwner{st.st_uid, st.st_gid};
+}
+
+Status GiveTo(const std::string& path, const FileOwner& owner) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return Errno("stat", path, errno).WithOrigin(ErrorOrigin::kStorage);
+  if (st.st_uid == owner.uid && st.st_gid == owner.gid) return Status::Ok();
+  if (::chown(path.c_str(), owner.uid, owner.gid) != 0 && ::geteuid() == 0) {
+    return Errno("chown", path, errno).WithOrigin(ErrorOrigin::kStorage);
+  }
+  return Status::Ok();
+}
+
+Status GiveFilesToDirectoryOwner(const std::string& dir) {
+  DIRLOAD_ASSIGN_OR_RETURN(FileOwner owner, OwnerOf(dir));
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    DIRLOAD_RETURN_IF_ERROR(GiveTo(e.path().string(), owner));
+  }
+  return Status::Ok();
+}
+
+Status GiveFilesTo(const std::string& dir, std::initializer_list<const char*> names,
+                   const FileOwner& owner) {
+  for (const char* name : names) {
+    const std::string path = dir + "/" + name;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) continue;
+    DIRLOAD_RETURN_IF_ERROR(GiveTo(path, owner));
+  }
+  return Status::Ok();
+}
 
 }  // namespace dirload

@@ -9,6 +9,7 @@
 // between threads. The functions are safe to call concurrently.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 #include "lib/util/status.h"
@@ -64,5 +65,24 @@ Status SyncPath(const std::string& path);
 // As SyncPath, but fails unless `dir` is a directory: after a rename,
 // unlink or create in `dir`, this makes the change itself durable.
 Status SyncDirectory(const std::string& dir);
+
+// Who owns a database directory: every file dirload creates or replaces in
+// it takes this owner and group, so that slapd (Debian runs it as
+// `openldap`) and later runs as that user can open what root wrote.
+struct FileOwner {
+  unsigned uid = 0;
+  unsigned gid = 0;
+};
+Result<FileOwner> OwnerOf(const std::string& path);
+// Gives `path` to `owner` unless it is theirs already. Only root may give a
+// file away: another user's failure is no error, as the file is then theirs
+// and the directory too, or the directory's owner could not have been given
+// it anyway.
+Status GiveTo(const std::string& path, const FileOwner& owner);
+// GiveTo for every regular file directly in `dir`, to `dir`'s owner.
+Status GiveFilesToDirectoryOwner(const std::string& dir);
+// GiveTo for each of `names` in `dir` that exists.
+Status GiveFilesTo(const std::string& dir, std::initializer_list<const char*> names,
+                   const FileOwner& owner);
 
 }  // namespace dirload

@@ -1,6 +1,7 @@
 #include "lib/format/mdb/mdb_env.h"
 
 #include <lmdb.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -65,7 +66,16 @@ Result<std::unique_ptr<MdbEnv>> MdbEnv::Open(const std::string& dir, const MdbEn
   unsigned flags = 0;
   if (options.read_only) {
     flags |= MDB_RDONLY;
-    if (::access((dir + "/lock.mdb").c_str(), R_OK | W_OK) != 0) flags |= MDB_NOLOCK;
+    // Never without the lock file (MDB_NOLOCK): its reader table and locks
+    // are how slapd and every other process see each other.
+    const std::string lock = dir + "/lock.mdb";
+    struct stat st {};
+    if (::stat(lock.c_str(), &st) == 0 && ::access(lock.c_str(), R_OK | W_OK) != 0) {
+      return Status::IoError(lock + " (slapd's lock file, owner uid " + std::to_string(st.st_uid) +
+                             ") cannot be opened for reading and writing by this user, and "
+                             "LMDB reads through it: run as its owner or as root")
+          .WithOrigin(ErrorOrigin::kDatabase);
+    }
   }
   if (options.quick && !options.read_only) flags |= MDB_NOSYNC;
   if (options.write_map && !options.read_only) flags |= MDB_WRITEMAP;

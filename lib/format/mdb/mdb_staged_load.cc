@@ -88,13 +88,14 @@ Status MdbStagedLoad::Install() {
   const std::string target = (fs::path(dir_) / "data.mdb").string();
   DIRLOAD_RETURN_IF_ERROR(SyncPath(built).WithOrigin(ErrorOrigin::kStorage));
   // The files take the directory's owner: slapd (user openldap) must be
-  // able to open what root loaded.
-  struct stat st {};
-  const bool owner_known = ::stat(dir_.c_str(), &st) == 0;
-  if (owner_known) {
-    if (::chown(built.c_str(), st.st_uid, st.st_gid) != 0 && geteuid() == 0) {
-      return StorageError("chown " + built, std::error_code(errno, std::generic_category()));
-    }
+  // able to open what root loaded. data.mdb keeps the mode it had (0600
+  // for a new one, as slapadd): it holds password hashes.
+  DIRLOAD_ASSIGN_OR_RETURN(FileOwner owner, OwnerOf(dir_));
+  DIRLOAD_RETURN_IF_ERROR(GiveTo(built, owner));
+  struct stat existing {};
+  const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0600;
+  if (::chmod(built.c_str(), mode) != 0) {
+    return StorageError("chmod " + built, std::error_code(errno, std::generic_category()));
   }
   if (::rename(built.c_str(), target.c_str()) != 0) {
     return StorageError("rename " + built + " to " + target,
@@ -106,9 +107,7 @@ Status MdbStagedLoad::Install() {
   fs::remove_all(build_dir_, ec);
   // slapd's lock file: created by whoever opens the database first; make
   // sure an existing one is slapd's to open too.
-  const std::string lock = (fs::path(dir_) / "lock.mdb").string();
-  if (owner_known && fs::exists(lock)) (void)::chown(lock.c_str(), st.st_uid, st.st_gid);
-  return Status::Ok();
+  return GiveFilesTo(dir_, {"lock.mdb"}, owner);
 }
 
 MdbStagedLoad::~MdbStagedLoad() {
