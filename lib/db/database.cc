@@ -1,6 +1,7 @@
 #include "lib/db/database.h"
 
 #include "lib/db/index_job.h"
+#include "lib/db/lmdb_presence.h"
 #include "lib/db/load_job.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
@@ -33,6 +34,15 @@ Result<const Schema*> Database::schema() {
 Result<IndexConfig> Database::ConfiguredIndexes() {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* s, schema());
   return BuildIndexConfig(*s, config_);
+}
+
+Status Database::RequireEnvironmentUnused() const {
+  // slapd's own database: a writer beside a running slapd would lose what
+  // slapd writes meanwhile (its open file replaced) or hand it half an index.
+  if (format_ != DatabaseFormat::kMdb) return Status::Ok();
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string> user, LmdbEnvironmentUser(config_.dir));
+  if (user.has_value()) return InUseError(config_.dir, *user);
+  return Status::Ok();
 }
 
 Status Database::AllowInterruptedIndexBuild(Status pending, const OpenOptions& options) {
@@ -95,6 +105,7 @@ Result<std::unique_ptr<Database>> Database::Open(const OpenOptions& options) {
     std::string_view requested = options.format;
     if (requested.empty() && options.database.backend == "bdb") requested = "native";
     DIRLOAD_ASSIGN_OR_RETURN(db->format_, ChooseLoadFormat(c.dir, requested, c.database_type));
+    DIRLOAD_RETURN_IF_ERROR(db->RequireEnvironmentUnused());
     return db;
   }
   // The format first: the native checks refuse slapd's database.
@@ -102,6 +113,7 @@ Result<std::unique_ptr<Database>> Database::Open(const OpenOptions& options) {
     DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
     DIRLOAD_ASSIGN_OR_RETURN(DatabaseLock lock, DatabaseLock::Acquire(c.dir));
     db->lock_.emplace(std::move(lock));
+    DIRLOAD_RETURN_IF_ERROR(db->RequireEnvironmentUnused());
     return db;
   }
   if (options.access == Access::kIndexCheck) {

@@ -106,6 +106,9 @@ class Database {
  private:
   Database() = default;
   ReaderContext Context();
+  // Writers of slapd's format: refused while another process has its LMDB
+  // environment open (lmdb_presence.h).
+  Status RequireEnvironmentUnused() const;
   // Lets a reader open a database whose index rebuild was interrupted
   // (`pending` is RequireNoPendingWork's answer); any other pending work
   // stays refused.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lib/db/lmdb_presence.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/run_report.h"
 #include "lib/db/write_guard.h"
@@ -208,6 +209,11 @@ class MdbLoad final : public LoadJob::Target {
             .WithOrigin(ErrorOrigin::kUsage);
       }
     }
+    // From here to the install's rename nobody else opens the environment:
+    // a slapd starting meanwhile waits, then opens the new file. (This
+    // process does not open DIR's environment either until then.)
+    DIRLOAD_ASSIGN_OR_RETURN(EnvironmentHold hold, EnvironmentHold::Acquire(db.dir));
+    hold_.emplace(std::move(hold));
     MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
         db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), o.index);
     DIRLOAD_ASSIGN_OR_RETURN(staged_, MdbStagedLoad::Begin(db.dir, *s_.schema, mo));
@@ -255,6 +261,7 @@ class MdbLoad final : public LoadJob::Target {
 
  private:
   LoadJob::State& s_;
+  std::optional<EnvironmentHold> hold_;  // released after staged_ (declared first)
   std::unique_ptr<MdbStagedLoad> staged_;
 };
 

@@ -7,14 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/config/database_config.h"
+#include "lib/config/slapd_config.h"
 #include "lib/format/format_detect.h"
 #include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/format/mdb/mdb_index_keys.h"
+#include "lib/format/mdb/mdb_staged_load.h"
 #include "lib/index/index_builder.h"
 #include "lib/index/index_spec.h"
-#include "lib/config/database_config.h"
-#include "lib/format/mdb/mdb_staged_load.h"
-#include "lib/config/slapd_config.h"
 #include "lib/util/status.h"
 
 namespace dirload {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "lib/db/lmdb_presence.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
 #include "lib/db/undo_copy.h"
@@ -162,6 +163,8 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
       break;
     case WorkKind::kIndex:
       if (work->format == DatabaseFormat::kMdb) {
+        DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string> user, LmdbEnvironmentUser(db.dir));
+        if (user.has_value()) return InUseError(db.dir, *user);
         DIRLOAD_RETURN_IF_ERROR(FinishMdbIndex(db, schema, run, *work, &report));
       } else {
         DIRLOAD_RETURN_IF_ERROR(FinishNativeIndex(db, schema, run, &report));

@@ -3,8 +3,8 @@
 
 #include "lib/format/mdb/mdb_index_builder.h"
 #include "lib/format/native/native_indexer.h"
-#include "lib/util/run_stats.h"
 #include "lib/store/store.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload {
 

@@ -38,52 +38,6 @@ Status SyncDir(const std::string& path) {
   return SyncDirectory(path).WithOrigin(ErrorOrigin::kStorage);
 }
 
-// Copies `from` to a new file `to` (blocks shared when the file system can),
-// synced.
-Status CopyFile(const std::string& from, const std::string& to) {
-  UniqueFd in_fd(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!in_fd.valid()) return StorageError("open " + from, errno);
-  UniqueFd out_fd(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!out_fd.valid()) return StorageError("create " + to, errno);
-  const int in = in_fd.get(), out = out_fd.get();
-  {
-    // The copy is what a rollback puts back: the original's owner and mode,
-    // so that slapd can open it again and nobody else can read it.
-    struct stat from_st {};
-    if (::fstat(in, &from_st) != 0) return StorageError("stat " + from, errno);
-    if (::fchown(out, from_st.st_uid, from_st.st_gid) != 0 && ::geteuid() == 0) {
-      return StorageError("chown " + to, errno);
-    }
-    if (::fchmod(out, from_st.st_mode & 07777) != 0) return StorageError("chmod " + to, errno);
-  }
-  Status s;
-  if (::ioctl(out, FICLONE, in) != 0) {
-    struct stat st {};
-    if (::fstat(in, &st) != 0) s = StorageError("stat " + from, errno);
-    // The data parts only: a file with holes (a map grown sparsely) stays
-    // as small on disk as it was.
-    off_t pos = 0;
-    while (s.ok() && pos < st.st_size) {
-      off_t data = ::lseek(in, pos, SEEK_DATA);
-      if (data < 0) break;  // ENXIO: only a hole is left
-      off_t hole = ::lseek(in, data, SEEK_HOLE);
-      if (hole < 0) hole = st.st_size;
-      off_t at_in = data, at_out = data;
-      while (s.ok() && at_in < hole) {
-        ssize_t n =
-            ::copy_file_range(in, &at_in, out, &at_out, static_cast<size_t>(hole - at_in), 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) s = StorageError("copy " + from + " to " + to, n < 0 ? errno : EIO);
-      }
-      pos = hole;
-    }
-    if (s.ok() && ::ftruncate(out, st.st_size) != 0) s = StorageError("truncate " + to, errno);
-  }
-  if (s.ok()) s = SyncFd(out, to).WithOrigin(ErrorOrigin::kStorage);
-  if (out_fd.Close() != 0 && s.ok()) s = StorageError("close " + to, errno);
-  return s;
-}
-
 Result<std::vector<std::string>> ReadManifest(const std::string& dir) {
   const std::string path = UndoDir(dir) + "/" + std::string(kManifest);
   std::ifstream in(path, std::ios::binary);
@@ -131,7 +85,7 @@ Result<uint64_t> TakeUndoCopy(const std::string& dir) {
   const std::string undo = UndoDir(dir);
   if (::mkdir(undo.c_str(), 0700) != 0) return StorageError("create " + undo, errno);
   for (const std::string& n : names) {
-    Status s = CopyFile(dir + "/" + n, undo + "/" + n);
+    Status s = CopyFileKeepingOwner(dir + "/" + n, undo + "/" + n);
     if (!s.ok()) {
       (void)RemoveUndoCopy(dir);
       // A full copy that does not fit: say so before anything was written.

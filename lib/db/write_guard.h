@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/format/format_detect.h"
 #include "lib/db/pending_work.h"
+#include "lib/format/format_detect.h"
 #include "lib/store/store.h"
 #include "lib/util/status.h"
 

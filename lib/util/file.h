@@ -66,6 +66,11 @@ Status SyncPath(const std::string& path);
 // unlink or create in `dir`, this makes the change itself durable.
 Status SyncDirectory(const std::string& dir);
 
+// Copies `from` to a new file `to`: blocks shared when the file system can
+// (FICLONE), else the data parts only, so a sparse file stays sparse; the
+// copy takes the original's owner and mode, and is synced.
+Status CopyFileKeepingOwner(const std::string& from, const std::string& to);
+
 // Who owns a database directory: every file dirload creates or replaces in
 // it takes this owner and group, so that slapd (Debian runs it as
 // `openldap`) and later runs as that user can open what root wrote.

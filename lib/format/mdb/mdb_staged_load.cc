@@ -40,13 +40,12 @@ Result<std::unique_ptr<MdbStagedLoad>> MdbStagedLoad::Begin(const std::string& d
   const std::string existing = (fs::path(dir) / "data.mdb").string();
   load->appending_ = fs::exists(existing);
   if (load->appending_) {
-    // Append on a copy: the database slapd may serve is not touched until Install.
-    {
-      mdb::MdbEnvOptions ro;
-      ro.read_only = true;
-      DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> old, mdb::MdbEnv::Open(dir, ro));
-      DIRLOAD_RETURN_IF_ERROR(old->CopyTo(load->build_dir_));
-    }
+    // Append on a copy: the database slapd may serve is not touched until
+    // Install. A copy of the file, not through LMDB: the caller holds the
+    // environment (lmdb_presence.h), which an environment opened here would
+    // release, and nothing writes it meanwhile.
+    DIRLOAD_RETURN_IF_ERROR(
+        CopyFileKeepingOwner(existing, (fs::path(load->build_dir_) / "data.mdb").string()));
   }
   if (load->appending_) {
     DIRLOAD_ASSIGN_OR_RETURN(

@@ -1,0 +1,127 @@
+// dirload beside a running slapd (lib/db/lmdb_presence.h): the commands
+// that write slapd's database refuse at once, naming slapd, while it has the
+// database open, and change nothing; readers go on. While dirload holds the
+// environment, an LMDB user that starts (slapcat here, slapd alike) waits for
+// it instead of opening the file being replaced.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/db/lmdb_presence.h"
+#include "tests/integration/dirload_process.h"
+#include "tests/integration/slapd_server.h"
+#include "tests/support/child_process.h"
+#include "tests/support/openldap.h"
+#include "tests/support/slapd_conf.h"
+#include "tests/support/temp_dir.h"
+
+namespace dirload {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunDirload;
+using testing::RunResult;
+using testing::TempDir;
+
+constexpr char kBase[] =
+    "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\no: E\n"
+    "dc: example\n\n"
+    "dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n\n";
+constexpr char kMore[] =
+    "dn: uid=a,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: a\ncn: a\n"
+    "sn: a\n\n";
+
+std::string Config(const TempDir& t, const std::string& dir) {
+  return testing::SlapdConf()
+      .LoadBackMdb()
+      .Include(testing::kExampleSchemas)
+      .Database("mdb")
+      .Suffix(testing::kExampleSuffix)
+      .RootDn(testing::kExampleRootDn)
+      .Directory(dir)
+      .MaxSize(1073741824)
+      .Indexes({"objectClass eq", "uid eq"})
+      .Write(t, "slapd.conf");
+}
+
+TEST_CASE("writers of slapd's database refuse while slapd has it open; readers go on") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapd", "ldapsearch");
+  TempDir t;
+  const std::string dir = t.File("db");
+  fs::create_directory(dir);
+  const std::string conf = Config(t, dir);
+  const std::string base = t.Write("base.ldif", kBase), more = t.Write("more.ldif", kMore);
+  RunResult loaded = RunDirload({"add", "-f", conf, "-l", base});
+  REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
+  const std::string before = RunDirload({"cat", "-f", conf}).out;
+  {
+    testing::Slapd slapd(t, "slapd", conf);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"add", "-f", conf, "-l", more},
+          std::vector<std::string>{"index", "-f", conf, "--all"}}) {
+      CAPTURE(args[0]);
+      RunResult refused = RunDirload(args);
+      CHECK_MESSAGE(refused.exit_code == 3, refused.Describe());
+      CHECK_MESSAGE(refused.err.find("(slapd)") != std::string::npos, refused.err);
+      CHECK_MESSAGE(refused.err.find("stop it") != std::string::npos, refused.err);
+    }
+    // Readers are LMDB readers beside slapd, as slapcat is.
+    RunResult cat = RunDirload({"cat", "-f", conf});
+    CHECK_MESSAGE(cat.exit_code == 0, cat.Describe());
+    CHECK(cat.out == before);
+    testing::Slapd::Answer a = slapd.Search("dc=example,dc=com", "sub", "(objectClass=*)");
+    CHECK(a.exit_code == 0);
+    CHECK(a.entries.size() == 2);
+  }
+  // slapd stopped: the append goes through.
+  RunResult appended = RunDirload({"add", "-f", conf, "-l", more});
+  CHECK_MESSAGE(appended.exit_code == 0, appended.Describe());
+}
+
+TEST_CASE("an LMDB user that starts while dirload holds the environment waits for it") {
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapcat");
+  TempDir t;
+  const std::string dir = t.File("db");
+  fs::create_directory(dir);
+  const std::string conf = Config(t, dir);
+  const std::string base = t.Write("base.ldif", kBase);
+  RunResult loaded = RunDirload({"add", "-f", conf, "-l", base});
+  REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
+
+  std::optional<EnvironmentHold> hold;
+  {
+    Result<EnvironmentHold> taken = EnvironmentHold::Acquire(dir);
+    REQUIRE_MESSAGE(taken.ok(), taken.status().message());
+    hold.emplace(std::move(*taken));
+  }
+  testing::ChildProcess slapcat;
+  std::string error;
+  REQUIRE_MESSAGE(slapcat.Start({testing::FindProgram("slapcat"), "-f", conf},
+                                t.File("slapcat.out"), t.File("slapcat.err"), &error),
+                  error);
+  testing::SleepSeconds(1.0);
+  CHECK(slapcat.Running());  // waiting in mdb_env_open
+  hold.reset();
+  testing::ProcessResult done;
+  slapcat.Wait(30, &done);
+  auto read = [&](const std::string& name) {
+    std::ifstream in(t.File(name));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  CHECK_MESSAGE(done.exit_code == 0, read("slapcat.err"));
+  const std::string out = read("slapcat.out");
+  CHECK(out.find("dn: ou=people,dc=example,dc=com") != std::string::npos);
+  // Nobody has the environment open any more.
+  Result<std::optional<std::string>> user = LmdbEnvironmentUser(dir);
+  REQUIRE(user.ok());
+  CHECK_FALSE(user->has_value());
+}
+
+}  // namespace
+}  // namespace dirload
