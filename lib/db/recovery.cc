@@ -45,6 +45,18 @@ std::string EntriesPhrase(const ResolvedDatabase& db) {
   return " (" + Count(meta->entries, "entry", "entries") + ")";
 }
 
+// Whether a native database's meta says every entry is written and synced
+// (the loader marks it ready only then).
+bool EntriesComplete(const ResolvedDatabase& db) {
+  StoreOptions ro = db.store_options;
+  ro.read_only = true;
+  ro.create = false;
+  Result<std::unique_ptr<Store>> store = Store::Open(db.backend, db.dir, ro);
+  if (!store.ok()) return false;
+  Result<DatabaseMeta> meta = ReadMeta(store->get(), nullptr);
+  return meta.ok() && meta->state == DatabaseState::kReady;
+}
+
 Status FinishNativeIndex(const ResolvedDatabase& db, const Schema& schema,
                          const IndexRunOptions& run, RecoveryReport* report) {
   StoreOptions so = db.store_options;
@@ -156,6 +168,15 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
       break;
     }
     case WorkKind::kLoad:
+      if (work->format == DatabaseFormat::kNative && EntriesComplete(db)) {
+        // Killed in phase 2: the entries were all written and synced before
+        // the indexes began. Work is not thrown away that can be kept: the
+        // indexes are finished as an interrupted rebuild is.
+        report.actions.push_back("kept the entries of the interrupted load (" + work->command +
+                                 "): phase 1 had finished" + EntriesPhrase(db));
+        DIRLOAD_RETURN_IF_ERROR(FinishNativeIndex(db, schema, run, &report));
+        break;
+      }
       DIRLOAD_RETURN_IF_ERROR(RemoveNativeDatabaseFiles(db.dir));
       DIRLOAD_RETURN_IF_ERROR(RemoveUndoCopy(db.dir));
       report.actions.push_back("removed the unfinished load (" + work->command +

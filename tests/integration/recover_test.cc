@@ -385,6 +385,45 @@ TEST_CASE("an interrupted index rebuild keeps its configuration and is finished,
     CHECK(Cat(dir).out == before);
   }
 }
+
+TEST_CASE("a first load killed in phase 2 keeps its entries: recover finishes the indexes") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  const std::string base = Generate(t, "base.ldif", 400, 4);
+  const std::string uid = FirstUid(base);
+  for (const Format& f : {kNativeLmdb, kNativeBdb}) {
+    CAPTURE(f.name);
+    const std::string clean = t.File(std::string("clean-") + f.name);
+    const std::string want = LoadBase(clean, f, base);
+    const std::string dir = t.File(std::string("db-") + f.name);
+    // Syncs 1 and 2 end phase 1 (the entries, then the mark that they are
+    // all there); 3 is phase 2's, every index written and none recorded.
+    ::setenv("DIRLOAD_FAULT_INJECT", "exit:sync:3", 1);
+    RunResult killed = Add(dir, f, base, kIndexes);
+    ::unsetenv("DIRLOAD_FAULT_INJECT");
+    REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
+    RunResult recovered = RunDirload(Recover(dir));
+    CHECK_MESSAGE(recovered.exit_code == 0, recovered.Describe());
+    CHECK_MESSAGE(
+        recovered.out.find("kept the entries of the interrupted load") != std::string::npos,
+        recovered.out);
+    // The same entries (their operational values differ between two runs).
+    auto dns = [](const std::string& ldif_text) {
+      std::vector<std::string> out;
+      for (size_t p = 0; (p = ldif_text.find("\ndn: ", p)) != std::string::npos; ++p) {
+        out.push_back(ldif_text.substr(p + 1, ldif_text.find('\n', p + 1) - p - 1));
+      }
+      return out;
+    };
+    CHECK(dns("\n" + Cat(dir).out) == dns("\n" + want));
+    CHECK(Count(want) == 400);
+    RunResult fresh = RunDirload({"index", "--db", dir, "--check"});
+    CHECK_MESSAGE(fresh.exit_code == 0, fresh.Describe());
+    RunResult found = Search(dir, "(uid=" + uid + ")");
+    CHECK(Count(found.out) == 1);
+    CHECK_MESSAGE(found.err.find("stale") == std::string::npos, found.err);
+  }
+}
 #endif  // DIRLOAD_FAULT_INJECTION
 
 TEST_CASE("recover removes the spill directories of dead runs and keeps those of live ones") {
