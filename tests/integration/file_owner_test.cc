@@ -90,18 +90,19 @@ TEST_CASE("files in a directory owned by openldap stay openldap's, data.mdb 0600
   g.suffix = "dc=example,dc=com";
   const std::string base = t.File("base.ldif");
   REQUIRE(bench::GenerateLdifFile(g, base).ok());
-  const std::string more = t.File("more.ldif");
-  {
+  // Entries to append, under an organizational unit of their own.
+  auto appended = [&](const std::string& ou) {
     std::string text =
-        "dn: ou=appended,dc=example,dc=com\nobjectClass: organizationalUnit\nou: appended\n\n";
+        "dn: ou=" + ou + ",dc=example,dc=com\nobjectClass: organizationalUnit\nou: " + ou + "\n\n";
     for (int i = 0; i < 20; ++i) {
-      const std::string uid = "appended" + std::to_string(i);
-      text += "dn: uid=" + uid + ",ou=appended,dc=example,dc=com\nobjectClass: inetOrgPerson\n" +
+      const std::string uid = ou + std::to_string(i);
+      text += "dn: uid=" + uid + ",ou=" + ou + ",dc=example,dc=com\nobjectClass: inetOrgPerson\n" +
               "uid: " + uid + "\ncn: " + uid + "\nsn: " + uid + "\n\n";
     }
-    t.Write("more.ldif", text);
-  }
-  for (const std::string& f : {base, more}) {
+    return t.Write(ou + ".ldif", text);
+  };
+  const std::string more = appended("byroot"), theirs = appended("byowner");
+  for (const std::string& f : {base, more, theirs}) {
     fs::permissions(f, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   }
   const std::vector<Case> cases = {
@@ -139,6 +140,21 @@ TEST_CASE("files in a directory owned by openldap stay openldap's, data.mdb 0600
     testing::ProcessResult stat = AsOpenLdap({"stat", "--db", dir});
     CHECK_MESSAGE(stat.exit_code == 0, stat.err);
     CheckFiles(dir, *user, "cat and stat as openldap");
+    // Writing as the owner after root's runs, and searching.
+    testing::ProcessResult added = AsOpenLdap(args({"add", "-l", theirs}));
+    CHECK_MESSAGE(added.exit_code == 0, added.err);
+    testing::ProcessResult found =
+        AsOpenLdap({"search", "--db", dir, "-b", "dc=example,dc=com", "--index", "uid eq",
+                    "(uid=byowner3)"});
+    CHECK_MESSAGE(found.exit_code == 0, found.err);
+    CHECK(found.out.find("dn: uid=byowner3,ou=byowner,dc=example,dc=com") != std::string::npos);
+    testing::ProcessResult recovered = AsOpenLdap({"recover", "--db", dir});
+    CHECK_MESSAGE(recovered.exit_code == 0, recovered.err);
+    CheckFiles(dir, *user, "add, search and recover as openldap");
+    // And root again after the owner's runs.
+    RunResult reindexed = RunDirload(args({"index", "--all"}));
+    CHECK_MESSAGE(reindexed.exit_code == 0, reindexed.Describe());
+    CheckFiles(dir, *user, "index as root after openldap");
   }
 }
 
