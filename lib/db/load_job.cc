@@ -272,7 +272,7 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
   s->db = this;
   s->options = o;
   DIRLOAD_ASSIGN_OR_RETURN(s->schema, schema());
-  s->checker = std::make_unique<EntryChecker>(s->schema, o.schema_check);
+  s->checker = std::make_unique<EntryChecker>(s->schema, o.schema_check, o.load.repeated_values);
   DIRLOAD_ASSIGN_OR_RETURN(s->index_config, ConfiguredIndexes());
 
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSource> source, ldif::OpenByteSource(o.ldif));

@@ -243,6 +243,13 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecor
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
+  if (!item.prepared.repeated.empty()) {
+    if (summary_.repeated_values.size() < LoadSummary::kNamedRepeats) {
+      summary_.repeated_values.push_back(file_ + ":" + std::to_string(record.line()) + ": " +
+                                         item.pretty_dn + ": " + item.prepared.repeated);
+    }
+    ++summary_.repeated_value_entries;
+  }
   if (BelowAHole(ndn)) {
     below_holes_.push_back({id, ndn, item.pretty_dn});
   } else if (holes_.empty()) {

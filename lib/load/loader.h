@@ -79,6 +79,9 @@ struct LoadOptions {
   // comes before this input line are skipped (not checked, not loaded), as
   // slapadd -j skips them; 0 or 1 skips nothing.
   uint64_t skip_to_line = 0;
+  // A value given twice in one attribute: stored, as slapadd stores it, or
+  // the entry refused (-o repeated-values=reject).
+  RepeatedValues repeated_values = RepeatedValues::kStore;
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
 };
@@ -92,6 +95,12 @@ struct LoadSummary {
   EntryId first_id = 0;
   EntryId last_id = 0;
   std::string first_error;  // the first rejection's message
+  // Entries stored with a value given twice in one attribute, and the first
+  // kNamedRepeats of them as "file:line: dn: which value repeats which" (for
+  // -v; a load of millions of such entries must not hold every name).
+  static constexpr size_t kNamedRepeats = 1000;
+  uint64_t repeated_value_entries = 0;
+  std::vector<std::string> repeated_values;
 };
 
 // Where rejected records go with -c (the tool opens the file).
