@@ -3,13 +3,14 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lib/db/mdb_load_options.h"
 #include "lib/db/run_report.h"
+#include "lib/db/write_guard.h"
+#include "lib/format/mdb/mdb_key_maker.h"
+#include "lib/format/mdb/mdb_rebuild.h"
+#include "lib/format/mdb/mdb_staged_load.h"
 #include "lib/format/native/native_sink.h"
 #include "lib/load/dry_run_sink.h"
-#include "lib/format/mdb/mdb_rebuild.h"
-#include "lib/db/mdb_load_options.h"
-#include "lib/format/mdb/mdb_staged_load.h"
-#include "lib/db/write_guard.h"
 #include "lib/util/text_table.h"
 
 namespace dirload {
@@ -210,6 +211,14 @@ class MdbLoad final : public LoadJob::Target {
     }
     MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
         db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), o.index);
+    // Every index must be one back-mdb's keys can be made for, before phase
+    // 1 stores anything: a configuration error found after it wastes the run.
+    if (!o.no_index) {
+      for (const IndexSpec& spec : s_.index_config.specs()) {
+        Result<mdb::MdbKeyMaker> keys = mdb::MdbKeyMaker::Create(*s_.schema, spec, mo.index.keys);
+        if (!keys.ok()) return keys.status().WithPrefix(spec.where + ": ");
+      }
+    }
     DIRLOAD_ASSIGN_OR_RETURN(staged_, MdbStagedLoad::Begin(db.dir, *s_.schema, mo));
     if (o.no_index && !s_.index_config.empty()) {
       s_.Notice(
