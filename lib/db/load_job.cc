@@ -49,6 +49,13 @@ class LoadJob::Target {
 
 namespace {
 
+// A load keeps all of its input or none of it. slapadd keeps the entries
+// before the one that failed, so its -j LINE resumes; after dirload's
+// failed run there is nothing to resume from.
+constexpr std::string_view kNothingKept =
+    "; no entry of this input was kept, so load the whole input again once it is fixed "
+    "(not with -j LINE, which resumes only a load that kept the entries before LINE)";
+
 // add -u: every check, nothing written.
 class DryRun final : public LoadJob::Target {
  public:
@@ -170,8 +177,9 @@ class NativeLoad final : public LoadJob::Target {
       s_.Notice(dir + " could not be rolled back now; run 'dirload recover' on it");
       return;
     }
-    s_.Notice(append ? "the append was rolled back: " + dir + " is as it was before it"
-                     : "the load was undone: " + dir + " holds no database");
+    s_.Notice((append ? "the append was rolled back: " + dir + " is as it was before it"
+                      : "the load was undone: " + dir + " holds no database") +
+              std::string(kNothingKept));
   }
 
  private:
@@ -259,7 +267,7 @@ class MdbLoad final : public LoadJob::Target {
   void RollBack(bool run_failed) override {
     // Its destructor removes the build: the database was never touched.
     staged_.reset();
-    if (run_failed) s_.Notice("nothing was changed in " + s_.db->dir());
+    if (run_failed) s_.Notice("nothing was changed in " + s_.db->dir() + std::string(kNothingKept));
   }
 
  private:

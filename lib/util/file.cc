@@ -1,6 +1,7 @@
 #include "lib/util/file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,5 +41,11 @@ Status SyncFd(int fd, const std::string& path) {
 Status SyncPath(const std::string& path) { return OpenAndSync(path, 0); }
 
 Status SyncDirectory(const std::string& dir) { return OpenAndSync(dir, O_DIRECTORY); }
+
+std::optional<uint64_t> AllocatedBytes(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.st_blocks) * 512;
+}
 
 }  // namespace dirload

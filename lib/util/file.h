@@ -9,6 +9,8 @@
 // between threads. The functions are safe to call concurrently.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "lib/util/status.h"
@@ -64,5 +66,10 @@ Status SyncPath(const std::string& path);
 // As SyncPath, but fails unless `dir` is a directory: after a rename,
 // unlink or create in `dir`, this makes the change itself durable.
 Status SyncDirectory(const std::string& dir);
+
+// The bytes the file system allocated for `path` (st_blocks * 512), which
+// for a sparse file (LMDB's data.mdb grown to its map size) is far below its
+// apparent size; nullopt when it cannot be stat'ed.
+std::optional<uint64_t> AllocatedBytes(const std::string& path);
 
 }  // namespace dirload
