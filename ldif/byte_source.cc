@@ -332,7 +332,11 @@ Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
   struct stat st;
   uint64_t size = 0;
   if (::fstat(fd, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return Status::IoError(path + ": is a directory");
+    // A directory is the input's fault, not the storage's.
+    if (S_ISDIR(st.st_mode)) {
+      return Status::IoError(path + ": is a directory, not an LDIF file")
+          .WithOrigin(ErrorOrigin::kInput);
+    }
     if (S_ISREG(st.st_mode)) size = static_cast<uint64_t>(st.st_size);
   }
 #ifdef POSIX_FADV_SEQUENTIAL

@@ -442,6 +442,14 @@ Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record*
       [[fallthrough]];
     case Expect::kDn: {
       if (!EqualsIgnoreCase(desc, "dn")) {
+        // A byte order mark is no part of LDIF; slapadd refuses the file too
+        // ("could not parse entry (line=1)"), so it is named, not skipped.
+        if (line.starts_with("\xEF\xBB\xBF")) {
+          return RecordError(line_no,
+                             "the line starts with a UTF-8 byte order mark (bytes EF BB BF), "
+                             "which LDIF does not allow and slapadd refuses too; remove it "
+                             "(e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)");
+        }
         return RecordError(
             line_no, "expected 'dn:' at the start of a record, found '" + Printable(line) + "'");
       }

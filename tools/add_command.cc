@@ -67,6 +67,27 @@ class RejectFile final : public RejectSink {
   std::ofstream out_;
 };
 
+// Entries stored with a value given twice: counted, and named with -v, since
+// slapd would refuse them over LDAP although slapadd stores them.
+void PrintRepeatedValues(const LoadSummary& summary, bool verbose) {
+  if (summary.repeated_value_entries == 0) return;
+  std::fprintf(stderr,
+               "dirload: %llu entr%s with a value given twice in one attribute, stored as "
+               "given (as slapadd stores it; -o repeated-values=reject refuses such "
+               "entries)%s\n",
+               static_cast<unsigned long long>(summary.repeated_value_entries),
+               summary.repeated_value_entries == 1 ? "y" : "ies", verbose ? "" : "; -v names them");
+  if (!verbose) return;
+  for (const std::string& named : summary.repeated_values) {
+    std::fprintf(stderr, "dirload: note: %s\n", named.c_str());
+  }
+  if (summary.repeated_value_entries > summary.repeated_values.size()) {
+    std::fprintf(stderr, "dirload: note: and %llu more\n",
+                 static_cast<unsigned long long>(summary.repeated_value_entries -
+                                                 summary.repeated_values.size()));
+  }
+}
+
 int RunAdd(AddArgs a) {
   Result<int> debug = ParseDebugLevel(a.tool.debug);
   if (!debug.ok()) return ReportError(debug.status());
@@ -74,6 +95,7 @@ int RunAdd(AddArgs a) {
   Result<ToolOptionValues> o = ParseToolOptions(a.tool.options, ToolKind::kAdd);
   if (!o.ok()) return ReportError(o.status());
   if (o->schema_check.has_value()) a.no_schema_check = !*o->schema_check;
+  const bool reject_repeated = o->reject_repeated_values.value_or(false);
   if (o->value_check.has_value() && a.db.verbose) {
     // slapadd's value-check adds syntax checks; dirload checks every value's
     // syntax whenever the schema is checked, since it must normalise them.
@@ -96,6 +118,7 @@ int RunAdd(AddArgs a) {
   job.load.sid = a.sid;
   job.load.write_context_csn = a.context_csn;
   job.load.skip_to_line = a.skip_to_line;
+  job.load.repeated_values = reject_repeated ? RepeatedValues::kReject : RepeatedValues::kStore;
   job.schema_check = !a.no_schema_check;
   job.no_index = a.no_index;
   job.one_pass = a.one_pass;
@@ -134,6 +157,7 @@ int RunAdd(AddArgs a) {
     Status written = WriteStats(load->stats(), a.stats_file);
     if (!written.ok()) return ReportError(written);
   }
+  PrintRepeatedValues(*summary, a.db.verbose);
   if (summary->rejected > 0) {
     std::fprintf(stderr, "dirload: %llu record(s) rejected%s%s\n",
                  static_cast<unsigned long long>(summary->rejected),
@@ -202,7 +226,11 @@ CommandRunner RegisterAdd(CLI::App* app) {
   cmd->add_option("--stats", a->stats_file, "write per-phase measurements as JSON to this file");
   cmd->add_option("--max-record-size", a->max_record_size,
                   "largest LDIF record accepted (default 64M)");
-  AddCommonToolOptions(cmd, &a->tool, "ldif-wrap=N|no, schema-check=yes|no, value-check=yes|no");
+  AddCommonToolOptions(
+      cmd, &a->tool,
+      "ldif-wrap=N|no, schema-check=yes|no, value-check=yes|no, repeated-values=store|reject "
+      "(a value given twice in one attribute: stored as slapadd stores it, "
+      "or the entry refused)");
   return [a] { return RunAdd(*a); };
 }
 

@@ -181,8 +181,10 @@ CommandRunner RegisterSearch(CLI::App* app) {
   cmd->add_option("attributes", a->attributes, "attributes to show (default all)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/false, /*with_suffix=*/false);
   a->base_option = cmd->add_option("-b,--base", a->base, "search base DN (default: the suffix)");
-  cmd->add_option("-s,--scope", a->scope, "base, one or sub (default sub)")
-      ->check(CLI::IsMember({"base", "one", "sub"}));
+  cmd->add_option(
+         "-s,--scope", a->scope,
+         "base, one, sub or children (every entry below the base, not the base; default sub)")
+      ->check(CLI::IsMember({"base", "one", "sub", "children"}));
   cmd->add_flag("--no-index", a->no_index, "scan every entry instead of using indexes");
   cmd->add_flag("--explain", a->explain, "print the plan and candidate counts on stderr");
   cmd->add_flag("--count", a->count, "print only the number of matching entries");

@@ -66,8 +66,17 @@ Result<ToolOptionValues> ParseToolOptions(const std::vector<std::string>& values
       DIRLOAD_ASSIGN_OR_RETURN(out.value_check, YesNo(name, value));
       continue;
     }
+    if (name == "repeated-values" && kind == ToolKind::kAdd) {
+      const std::string v = AsciiLowerCopy(value);
+      if (v != "store" && v != "reject") {
+        return Usage("-o repeated-values=" + value + ": expected store or reject");
+      }
+      out.reject_repeated_values = v == "reject";
+      continue;
+    }
     return Usage("-o " + item + ": unknown option (this command takes " +
-                 std::string(kind == ToolKind::kAdd   ? "ldif-wrap, schema-check, value-check"
+                 std::string(kind == ToolKind::kAdd   ? "ldif-wrap, schema-check, value-check, "
+                                                        "repeated-values"
                              : kind == ToolKind::kCat ? "ldif-wrap"
                                                       : "no -o option but syslog's") +
                  ")");

@@ -21,6 +21,9 @@ struct ToolOptionValues {
   std::optional<bool> schema_check;  // schema-check=yes|no
   std::optional<bool> value_check;   // value-check=yes|no
   std::optional<int> ldif_wrap;      // ldif-wrap=N (0: do not fold)
+  // repeated-values=store|reject (dirload's): refuse an entry with a value
+  // given twice in one attribute instead of storing it as slapadd does.
+  std::optional<bool> reject_repeated_values;
 };
 
 // Which -o names a command takes.

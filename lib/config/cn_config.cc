@@ -13,6 +13,7 @@
 #include "ldif/byte_source.h"
 #include "ldif/reader.h"
 #include "ldif/record.h"
+#include "lib/config/slapd_directives.h"
 #include "lib/util/ascii.h"
 
 namespace dirload {
@@ -111,6 +112,14 @@ Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text) 
     ldif::AttributeView a = record.attribute(i);
     std::string_view type = a.description.substr(0, a.description.find(';'));
     int line = i < lines.size() ? lines[i] : 0;
+    // slapd refuses a configuration attribute it does not define
+    // ("str2ad(olcFrobnicate): attribute type undefined").
+    if (AsciiLowerCopy(type).starts_with("olc") && !SlapdKnowsConfigAttribute(type)) {
+      return ConfigError(file + ":" + std::to_string(line) + ": attribute type '" +
+                         std::string(type) +
+                         "' is undefined: slapd 2.5 has no such configuration attribute, and "
+                         "slapadd refuses it too");
+    }
     entry.values.push_back({AsciiLowerCopy(type), std::string(a.value), line});
   }
   ldif::Record more;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "lib/config/slapd_directives.h"
 #include "lib/util/ascii.h"
 
 namespace dirload {
@@ -173,6 +174,20 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     // Only white space, as Words() counts it ("\f", "\v"): a blank line.
     if (w.empty()) continue;
     std::string key = AsciiLowerCopy(w[0]);
+    // A directive dirload does not need: slapd's are noted (-v lists them);
+    // one slapd 2.5 does not know is refused, as slapadd refuses it.
+    auto unneeded = [&]() -> Status {
+      const bool bdb = db != nullptr && db->type == "bdb";
+      if (!SlapdKnowsDirective(w[0]) && !(bdb && BackBdbDirective(w[0]))) {
+        return Status::ParseError(where + "unknown directive <" + w[0] + "> " +
+                                  (db == nullptr
+                                       ? std::string("outside database definitions")
+                                       : "inside the definition of database '" + db->type + "'") +
+                                  ": slapd 2.5 does not know it, and slapadd refuses it too");
+      }
+      cfg.notes.push_back(where + "ignored '" + l.substr(k) + "'");
+      return Status::Ok();
+    };
     auto need = [&](size_t count) -> Status {
       if (w.size() < count + 1) {
         return Status::ParseError(where + "'" + w[0] + "' needs " + std::to_string(count) +
@@ -238,7 +253,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
                                                           : &t.intlen;
       *field = *v;
     } else if (db == nullptr) {
-      cfg.notes.push_back(where + "ignored '" + l.substr(k) + "'");
+      DIRLOAD_RETURN_IF_ERROR(unneeded());
     } else if (key == "suffix") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->suffixes.push_back(w[1]);
@@ -282,7 +297,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
       if (!g.ok() || !b.ok()) return Status::ParseError(where + "bad set_cachesize numbers");
       db->cache_size = *g * (uint64_t{1} << 30) + *b;
     } else {
-      cfg.notes.push_back(where + "ignored '" + l.substr(k) + "'");
+      DIRLOAD_RETURN_IF_ERROR(unneeded());
     }
   }
   for (auto& s : sections) cfg.databases.push_back(std::move(*s));

@@ -7,6 +7,7 @@
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/run_report.h"
 #include "lib/db/write_guard.h"
+#include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_rebuild.h"
 #include "lib/format/mdb/mdb_staged_load.h"
 #include "lib/format/native/native_sink.h"
@@ -48,6 +49,13 @@ class LoadJob::Target {
 };
 
 namespace {
+
+// A load keeps all of its input or none of it. slapadd keeps the entries
+// before the one that failed, so its -j LINE resumes; after dirload's
+// failed run there is nothing to resume from.
+constexpr std::string_view kNothingKept =
+    "; no entry of this input was kept, so load the whole input again once it is fixed "
+    "(not with -j LINE, which resumes only a load that kept the entries before LINE)";
 
 // add -u: every check, nothing written.
 class DryRun final : public LoadJob::Target {
@@ -170,8 +178,9 @@ class NativeLoad final : public LoadJob::Target {
       s_.Notice(dir + " could not be rolled back now; run 'dirload recover' on it");
       return;
     }
-    s_.Notice(append ? "the append was rolled back: " + dir + " is as it was before it"
-                     : "the load was undone: " + dir + " holds no database");
+    s_.Notice((append ? "the append was rolled back: " + dir + " is as it was before it"
+                      : "the load was undone: " + dir + " holds no database") +
+              std::string(kNothingKept));
   }
 
  private:
@@ -209,13 +218,21 @@ class MdbLoad final : public LoadJob::Target {
             .WithOrigin(ErrorOrigin::kUsage);
       }
     }
+    MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
+        db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), o.index);
+    // Every index must be one back-mdb's keys can be made for, before phase
+    // 1 stores anything: a configuration error found after it wastes the run.
+    if (!o.no_index) {
+      for (const IndexSpec& spec : s_.index_config.specs()) {
+        Result<mdb::MdbKeyMaker> keys = mdb::MdbKeyMaker::Create(*s_.schema, spec, mo.index.keys);
+        if (!keys.ok()) return keys.status().WithPrefix(spec.where + ": ");
+      }
+    }
     // From here to the install's rename nobody else opens the environment:
     // a slapd starting meanwhile waits, then opens the new file. (This
     // process does not open DIR's environment either until then.)
     DIRLOAD_ASSIGN_OR_RETURN(EnvironmentHold hold, EnvironmentHold::Acquire(db.dir));
     hold_.emplace(std::move(hold));
-    MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
-        db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), o.index);
     DIRLOAD_ASSIGN_OR_RETURN(staged_, MdbStagedLoad::Begin(db.dir, *s_.schema, mo));
     if (o.no_index && !s_.index_config.empty()) {
       s_.Notice(
@@ -256,7 +273,7 @@ class MdbLoad final : public LoadJob::Target {
   void RollBack(bool run_failed) override {
     // Its destructor removes the build: the database was never touched.
     staged_.reset();
-    if (run_failed) s_.Notice("nothing was changed in " + s_.db->dir());
+    if (run_failed) s_.Notice("nothing was changed in " + s_.db->dir() + std::string(kNothingKept));
   }
 
  private:
@@ -279,7 +296,7 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
   s->db = this;
   s->options = o;
   DIRLOAD_ASSIGN_OR_RETURN(s->schema, schema());
-  s->checker = std::make_unique<EntryChecker>(s->schema, o.schema_check);
+  s->checker = std::make_unique<EntryChecker>(s->schema, o.schema_check, o.load.repeated_values);
   DIRLOAD_ASSIGN_OR_RETURN(s->index_config, ConfiguredIndexes());
 
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSource> source, ldif::OpenByteSource(o.ldif));

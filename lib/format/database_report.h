@@ -128,9 +128,12 @@ struct DatabaseReport {
   std::optional<uint64_t> descriptions;           // attribute descriptions in ad2i (mdb)
   std::optional<std::string> schema_fingerprint;  // native, as the last index build recorded it
   uint64_t file_bytes = 0;                        // the data files (not logs or locks)
-  std::vector<TableReport> tables;                // as the format orders them
-  std::vector<IndexReport> indexes;               // by table name
-  std::optional<EngineReport> engine;             // native
+  // What the file system allocated for them (LMDB's data.mdb is sparse:
+  // its apparent size is the map size it grew to); nullopt when unknown.
+  std::optional<uint64_t> allocated_bytes;
+  std::vector<TableReport> tables;     // as the format orders them
+  std::vector<IndexReport> indexes;    // by table name
+  std::optional<EngineReport> engine;  // native
 };
 
 }  // namespace dirload

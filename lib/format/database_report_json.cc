@@ -123,7 +123,8 @@ std::string DatabaseReportToJson(const DatabaseReport& r) {
                     ", \"next_id\": " + Opt(r.next_id) + ", \"max_id\": " + Opt(r.max_id) +
                     ", \"descriptions\": " + Opt(r.descriptions) +
                     ", \"schema_fingerprint\": " + OptString(r.schema_fingerprint) +
-                    ", \"file_bytes\": " + U64(r.file_bytes) + ", \"tables\": [";
+                    ", \"file_bytes\": " + U64(r.file_bytes) +
+                    ", \"allocated_bytes\": " + Opt(r.allocated_bytes) + ", \"tables\": [";
   for (size_t i = 0; i < r.tables.size(); ++i) {
     out += i ? ", " : "";
     out += TableJson(r.tables[i]);

@@ -39,7 +39,12 @@ std::string Header(const DatabaseReport& r) {
   if (r.max_id) out += "highest id  " + U64(*r.max_id) + "\n";
   if (r.descriptions) out += "attribute descriptions " + U64(*r.descriptions) + " (ad2i)\n";
   out += "on disk     " + U64(r.file_bytes) + " bytes (" + HumanBytes(r.file_bytes) +
-         ", data files only)\n";
+         ", data files only, apparent size)\n";
+  if (r.allocated_bytes) {
+    // A sparse data.mdb takes far less than its apparent size.
+    out += "allocated   " + U64(*r.allocated_bytes) + " bytes (" + HumanBytes(*r.allocated_bytes) +
+           (*r.allocated_bytes < r.file_bytes ? ", sparse" : "") + ")\n";
+  }
   return out;
 }
 

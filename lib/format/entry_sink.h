@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "lib/entry/entry_codec.h"
+#include "lib/schema/dn_ancestors.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -101,9 +102,12 @@ class EntrySink {
   // loaded, else null. AlreadyExists when the format cannot hold the name
   // beside one it holds.
   virtual Result<std::optional<EntryId>> Find(std::string_view ndn, const Prepared* prepared) = 0;
-  // `id` is kept for the entry `ndn`, which has not come yet: a child came
+  // `id` is kept for the entry `name`, which has not come yet: a child came
   // before it (its ID puts it before the child, as slapadd reserves it).
-  virtual void Reserve(EntryId /*id*/, std::string_view /*ndn*/) {}
+  // The bytes of name.ndn stay valid until the entry is added or Finish:
+  // the loader keeps them, so a deep chain of reserved ancestors costs no
+  // copies (dn_ancestors.h).
+  virtual void Reserve(EntryId /*id*/, DnName /*name*/) {}
   // IDs come in ascending order, except reserved ones.
   virtual Status Add(const NewEntry& entry) = 0;
   // The suffix entry (-w), or an entry added by this load whose ancestor

@@ -29,9 +29,10 @@ bool NormalizationCanFail(Normalizer n, std::string_view value) {
 
 }  // namespace
 
-EntryChecker::EntryChecker(const Schema* schema, bool check_schema)
+EntryChecker::EntryChecker(const Schema* schema, bool check_schema, RepeatedValues repeated)
     : schema_(schema),
       check_schema_(check_schema),
+      repeated_(repeated),
       dns_(schema),
       object_class_type_(schema->FindAttribute("objectClass")),
       entry_csn_type_(schema->FindAttribute("entryCSN")) {
@@ -167,6 +168,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
   out->operational = 0;
   out->entry_csn = {};
   out->normalized.clear();
+  out->repeated.clear();
   present_.clear();
   norms_used_ = 0;
   entry_classes_.clear();
@@ -302,7 +304,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     }
     out->values.push_back({present_[i].info->canonical_name, present_[i].value});
   }
-  DIRLOAD_RETURN_IF_ERROR(CheckRepeatedValues(record));
+  DIRLOAD_RETURN_IF_ERROR(CheckRepeatedValues(record, &out->repeated));
   out->normalized.reserve(present_.size());
   for (const Present& p : present_) {
     out->normalized.push_back(p.norm >= 0 ? &norms_[static_cast<size_t>(p.norm)] : nullptr);
@@ -316,7 +318,7 @@ std::string* EntryChecker::NewNorm(int32_t* index) {
   return &norms_[norms_used_++];
 }
 
-Status EntryChecker::CheckRepeatedValues(const ldif::Record& record) {
+Status EntryChecker::CheckRepeatedValues(const ldif::Record& record, std::string* repeated) {
   for (size_t begin = 0; begin < present_.size();) {
     size_t end = begin + 1;
     while (end < present_.size() && present_[end].rank == present_[begin].rank) ++end;
@@ -398,10 +400,17 @@ Status EntryChecker::CheckRepeatedValues(const ldif::Record& record) {
                          });
         return printable ? "'" + std::string(v) + "'" : "of " + std::to_string(v.size()) + " bytes";
       };
-      return Status::InvalidArgument(
-          "attribute '" + a.info->canonical_name + "': value " + shown(b.value) + " at line " +
-          std::to_string(line(b)) + " equals " + shown(a.value) + " at line " +
-          std::to_string(line(a)) + " (an attribute holds each value once)");
+      std::string what = "attribute '" + a.info->canonical_name + "': value " + shown(b.value) +
+                         " at line " + std::to_string(line(b)) + " equals " + shown(a.value) +
+                         " at line " + std::to_string(line(a));
+      if (repeated_ == RepeatedValues::kReject) {
+        return Status::InvalidArgument(what +
+                                       " (an attribute holds each value once: "
+                                       "-o repeated-values=reject)");
+      }
+      // The first repeat names the entry; the others are stored alike.
+      *repeated = std::move(what);
+      return Status::Ok();
     }
     begin = end;
   }

@@ -8,10 +8,12 @@
 // and gains any RDN value it lacks.
 //
 // A value given twice in one attribute (equal under the attribute's equality
-// rule, or as bytes when it has none) rejects the entry. slapadd 2.5 stores
-// such a value twice, but attribute values are a set (RFC 4512) and slapd
-// refuses the same entry over LDAP ("value #1 provided more than once"), so
-// dirload refuses it at load time rather than store what slapd cannot make.
+// rule, or as bytes when it has none) is stored twice by default, as slapadd
+// 2.5 stores it: real directories (OpenLDAP's own test data among them) hold
+// such entries, and slapd serves them. Prepare names the first repeat so the
+// load can count and list them. RFC 4512 makes an attribute's values a set and
+// slapd refuses the same entry over LDAP ("value #0 provided more than once"),
+// so RepeatedValues::kReject refuses it instead, for those who want that.
 //
 // Prepare also reports what the loader needs for the operational attributes
 // (operational_attributes.h): the structural class the schema check found and
@@ -42,10 +44,17 @@
 
 namespace dirload {
 
+// What a value given twice in one attribute does to its entry.
+enum class RepeatedValues {
+  kStore,   // stored as given, as slapadd stores it
+  kReject,  // the entry is refused (-o repeated-values=reject)
+};
+
 class EntryChecker {
  public:
   // `schema` is borrowed.
-  EntryChecker(const Schema* schema, bool check_schema);
+  EntryChecker(const Schema* schema, bool check_schema,
+               RepeatedValues repeated = RepeatedValues::kStore);
 
   // Parses and normalises `dn` (distinguishedNameMatch) into *parsed and *ndn.
   Status CheckDn(std::string_view dn, Dn* parsed, std::string* ndn);
@@ -82,6 +91,9 @@ class EntryChecker {
     // (values whose rule can fail, values of multi-valued attributes), else
     // null. Valid until the next Prepare.
     std::vector<const std::string*> normalized;
+    // With RepeatedValues::kStore: which value repeats which, as the
+    // refusal would say it; empty when no value is given twice.
+    std::string repeated;
   };
   // Checks `record` (whose DN parsed as `dn`, its leftmost RDN at least)
   // and fills *out. objectClass is required even when schema checking is
@@ -109,12 +121,14 @@ class EntryChecker {
   const DescriptionInfo& Describe(std::string_view description);
   const ObjectClass* FindClass(std::string_view name);
   const ClassSetInfo& ClassSet(std::vector<const ObjectClass*>* classes);
-  // Rejects a value repeated within one attribute. REQUIRES: present_ is in
+  // Finds a value repeated within one attribute: refuses the entry or names
+  // the repeat in *repeated, as repeated_ says. REQUIRES: present_ is in
   // stored order (the values of one attribute adjacent).
-  Status CheckRepeatedValues(const ldif::Record& record);
+  Status CheckRepeatedValues(const ldif::Record& record, std::string* repeated);
 
   const Schema* schema_;
   bool check_schema_;
+  RepeatedValues repeated_;
   DnNormalizer dns_;  // entry names and DN-valued attributes
   const AttributeType* object_class_type_;
   StringMap<DescriptionInfo> descriptions_;

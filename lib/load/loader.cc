@@ -7,12 +7,9 @@
 
 #include "ldif/writer.h"
 #include "lib/util/ascii.h"
-#include "lib/util/key_hash.h"
 
 namespace dirload {
 namespace {
-
-uint64_t HashDn(std::string_view ndn) { return HashBytes(ndn.data(), ndn.size(), 0); }
 
 // slapd stores the timestamps and CSNs it makes without a normalized copy.
 bool Generated(OperationalAttribute a) {
@@ -68,11 +65,11 @@ Status Loader::Begin() {
   return sink_->Begin(options_.suffix, nsuffix_);
 }
 
-Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
+Result<Loader::Found> Loader::Find(DnName name, uint64_t* line,
                                    const EntrySink::Prepared* prepared) {
   *line = 0;
-  if (auto it = holes_.find(ndn); it != holes_.end()) return Found::kHole;
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(ndn, prepared));
+  if (!holes_.empty() && holes_.contains(name)) return Found::kHole;
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> id, LookupId(name, prepared));
   if (!id.has_value()) return Found::kNone;
   if (*id >= summary_.first_id && *id - summary_.first_id < line_of_.size()) {
     *line = line_of_[*id - summary_.first_id];
@@ -80,17 +77,17 @@ Result<Loader::Found> Loader::Find(const std::string& ndn, uint64_t* line,
   return Found::kStored;
 }
 
-Result<std::optional<EntryId>> Loader::LookupId(std::string_view ndn,
-                                                const EntrySink::Prepared* prepared) {
-  if (filter_added_ && !added_dns_.MayContain(HashDn(ndn))) return std::optional<EntryId>();
-  return sink_->Find(ndn, prepared);
+Result<std::optional<EntryId>> Loader::LookupId(DnName name, const EntrySink::Prepared* prepared) {
+  if (filter_added_ && !added_dns_.MayContain(name.hash)) return std::optional<EntryId>();
+  return sink_->Find(name.ndn, prepared);
 }
 
-bool Loader::BelowAHole(std::string_view ndn) const {
+bool Loader::BelowAHole(std::string_view ndn) {
   if (holes_.empty()) return false;
-  for (std::string a = EntryChecker::ParentOf(ndn); !a.empty(); a = EntryChecker::ParentOf(a)) {
+  ListAncestors(ndn, &ancestors_);
+  for (const DnName& a : ancestors_) {
     if (holes_.contains(a)) return true;
-    if (a == nsuffix_) break;
+    if (a.ndn == nsuffix_) break;
   }
   return false;
 }
@@ -178,8 +175,9 @@ Status Loader::Process(CheckedRecord* item) {
   if (!item->error.ok())
     return Reject(line, std::string(record->dn()), item->error.message(), record);
   const std::string& ndn = item->ndn;
+  const DnName name = MakeDnName(ndn);
   uint64_t other = 0;
-  Result<Found> found = Find(ndn, &other, &item->made);
+  Result<Found> found = Find(name, &other, &item->made);
   if (!found.ok() && found.status().code() == StatusCode::kAlreadyExists) {
     return Reject(line, std::string(record->dn()), found.status().message(), record);
   }
@@ -193,7 +191,7 @@ Status Loader::Process(CheckedRecord* item) {
   EntryId id = 0;
   if (self == Found::kHole) {
     // A child came first and reserved this entry's ID, as slapadd does.
-    auto it = holes_.find(ndn);
+    auto it = holes_.find(name);
     id = it->second.id;
     holes_.erase(it);
   } else {
@@ -212,27 +210,35 @@ Status Loader::ReserveAncestors(const std::string& ndn, uint64_t line, std::stri
   // Entries stay until the end of the run: a parent found once is there.
   const std::string_view first = EntryChecker::ParentView(ndn);
   if (!first.empty() && present_parents_.contains(first)) return Status::Ok();
-  std::vector<std::string> missing;
-  std::string parent(first);
-  while (!parent.empty()) {
+  // Up from the parent to the first ancestor stored (or reserved): each
+  // name and hash comes from one pass over `ndn`, so a chain of missing
+  // ancestors costs its depth, not its depth squared.
+  ListAncestors(ndn, &ancestors_);
+  size_t missing = 0;
+  while (missing < ancestors_.size()) {
+    const DnName& a = ancestors_[missing];
     uint64_t ignored = 0;
-    DIRLOAD_ASSIGN_OR_RETURN(Found f, Find(parent, &ignored));
+    DIRLOAD_ASSIGN_OR_RETURN(Found f, Find(a, &ignored));
     if (f != Found::kNone) {
-      if (missing.empty()) {
+      if (missing == 0) {
         if (present_parents_.size() >= kParentDns) present_parents_.clear();
-        present_parents_.insert(parent);
+        present_parents_.emplace(a.ndn);
       }
       break;
     }
-    missing.push_back(parent);
-    if (parent == nsuffix_) break;
-    parent = EntryChecker::ParentOf(parent);
+    ++missing;
+    if (a.ndn == nsuffix_) break;
   }
+  if (missing == 0) return Status::Ok();
+  reservers_.push_back(Reserver{ndn, std::string(dn), line});
+  const std::string_view kept = reservers_.back().ndn;
+  const size_t reserver = reservers_.size() - 1;
   // Ancestors get their IDs top down, before the entry that needs them.
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+  for (size_t i = missing; i-- > 0;) {
+    const DnName a{kept.substr(kept.size() - ancestors_[i].ndn.size()), ancestors_[i].hash};
     const EntryId id = next_id_++;
-    holes_.emplace(*it, Hole{id, line, std::string(dn)});
-    sink_->Reserve(id, *it);
+    holes_.emplace(a, Hole{id, reserver});
+    sink_->Reserve(id, a);
   }
   return Status::Ok();
 }
@@ -243,12 +249,19 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecor
   if (line_of_.size() <= id - summary_.first_id) line_of_.resize(id - summary_.first_id + 1, 0);
   line_of_[id - summary_.first_id] = record.line();
   ++summary_.entries_loaded;
+  if (!item.prepared.repeated.empty()) {
+    if (summary_.repeated_values.size() < LoadSummary::kNamedRepeats) {
+      summary_.repeated_values.push_back(file_ + ":" + std::to_string(record.line()) + ": " +
+                                         item.pretty_dn + ": " + item.prepared.repeated);
+    }
+    ++summary_.repeated_value_entries;
+  }
   if (BelowAHole(ndn)) {
     below_holes_.push_back({id, ndn, item.pretty_dn});
   } else if (holes_.empty()) {
     below_holes_.clear();  // every hole was filled
   }
-  if (filter_added_) added_dns_.Add(HashDn(ndn));
+  if (filter_added_) added_dns_.Add(HashDnName(ndn));
   AddOperationalValues(item);
   EntrySink::NewEntry e;
   e.id = id;
@@ -259,7 +272,10 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecor
   e.values = item.prepared.values;
   e.prepared = &item.made;
   e.added = added_;
-  return sink_->Add(e);
+  DIRLOAD_RETURN_IF_ERROR(sink_->Add(e));
+  // Every hole filled, the sink's reserved names among them: their bytes go.
+  if (holes_.empty() && !reservers_.empty()) reservers_.clear();
+  return Status::Ok();
 }
 
 void Loader::AddOperationalValues(const CheckedRecord& item) {
@@ -296,7 +312,8 @@ void Loader::AddOperationalValues(const CheckedRecord& item) {
 Status Loader::WriteContextCsn() {
   // The empty suffix is the root DSE, which is never loaded.
   if (csns_.empty() || nsuffix_.empty()) return Status::Ok();
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id, LookupId(nsuffix_, nullptr));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id,
+                           LookupId(MakeDnName(nsuffix_), nullptr));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
   DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry stored, sink_->Read(*suffix_id));
   // As slapadd -w: one value per server ID, the greater of the stored one
@@ -336,46 +353,57 @@ Status Loader::WriteContextCsn() {
   return sink_->Replace(*suffix_id, values);
 }
 
+std::string Loader::HoleName(const DnName& hole, const Reserver& by) const {
+  // The reserver's own RDNs above it, as it spelt them; normalised, they
+  // must give the hole's name.
+  Result<Dn> child = ParseDn(by.dn);
+  const size_t depth = static_cast<size_t>(std::count(hole.ndn.begin(), hole.ndn.end(), ',')) + 1;
+  if (child.ok() && child->size() > depth) {
+    Dn d;
+    d.rdns.assign(child->rdns.end() - static_cast<std::ptrdiff_t>(depth), child->rdns.end());
+    std::string n;
+    if (NormalizeDn(checker_->schema(), d, &n).ok() && n == hole.ndn) return d.ToString();
+  }
+  return std::string(hole.ndn);
+}
+
 Status Loader::RemoveOrphans() {
   // Holes that were never filled: the entries below them have no parent.
-  std::vector<std::pair<std::string, Hole>> holes(holes_.begin(), holes_.end());
-  std::sort(holes.begin(), holes.end(),
-            [](const auto& a, const auto& b) { return a.second.id < b.second.id; });
-  holes_.clear();
-  for (const auto& [hole_ndn, hole] : holes) {
-    // Named as the first entry that needed it spelt it, not normalised.
-    std::string parent = hole_ndn;
-    if (Result<Dn> child = ParseDn(hole.first_dn); child.ok()) {
-      Dn d = std::move(*child);
-      while (d.size() > 1) {
-        d = d.Parent();
-        std::string n;
-        if (NormalizeDn(checker_->schema(), d, &n).ok() && n == hole_ndn) {
-          parent = d.ToString();
-          break;
-        }
-      }
+  // Each such entry goes with its topmost missing ancestor (the first one
+  // reserved of its chain), found in one walk up its name; holes in ID order.
+  struct Doomed {
+    DnName hole;
+    size_t reserver = 0;
+    std::vector<const BelowHole*> entries;
+  };
+  std::map<EntryId, Doomed> by_hole;
+  for (const BelowHole& b : below_holes_) {
+    ListAncestors(b.ndn, &ancestors_);
+    for (auto a = ancestors_.rbegin(); a != ancestors_.rend(); ++a) {
+      auto h = holes_.find(*a);
+      if (h == holes_.end()) continue;
+      Doomed& d = by_hole[h->second.id];
+      d.hole = h->first;
+      d.reserver = h->second.reserver;
+      d.entries.push_back(&b);
+      break;
     }
-    std::string why = "parent entry '" + parent + "' does not exist";
-    // Every entry stored below the missing one goes to the reject file, in
-    // input order.
-    std::vector<const BelowHole*> doomed;
-    for (BelowHole& b : below_holes_) {
-      if (b.removed || !EntryChecker::IsUnder(b.ndn, hole_ndn)) continue;
-      b.removed = true;
-      doomed.push_back(&b);
-    }
-    // A named copy: clang 14 cannot capture a structured binding in a lambda.
-    const uint64_t hole_line = hole.first_line;
+  }
+  for (auto& [hole_id, doomed] : by_hole) {
+    const Reserver& by = reservers_[doomed.reserver];
+    const std::string why = "parent entry '" + HoleName(doomed.hole, by) + "' does not exist";
+    const uint64_t hole_line = by.line;
     auto line_of = [&](EntryId id) {
       return id >= summary_.first_id && id - summary_.first_id < line_of_.size()
                  ? line_of_[id - summary_.first_id]
                  : hole_line;
     };
-    std::stable_sort(doomed.begin(), doomed.end(), [&](const BelowHole* a, const BelowHole* b) {
-      return line_of(a->id) < line_of(b->id);
-    });
-    for (const BelowHole* d : doomed) {
+    // Every entry stored below the missing one goes to the reject file, in
+    // input order.
+    std::stable_sort(
+        doomed.entries.begin(), doomed.entries.end(),
+        [&](const BelowHole* a, const BelowHole* b) { return line_of(a->id) < line_of(b->id); });
+    for (const BelowHole* d : doomed.entries) {
       DIRLOAD_ASSIGN_OR_RETURN(EntrySink::StoredEntry kept, sink_->Read(d->id));
       // The DN as stored, where the format keeps it whole.
       const std::string dn = kept.dn.empty() ? d->dn : std::string(kept.dn);
@@ -391,6 +419,8 @@ Status Loader::RemoveOrphans() {
       --summary_.entries_loaded;
     }
   }
+  // reservers_ stays: the sink may still hold views into it until Finish.
+  holes_.clear();
   below_holes_.clear();
   return Status::Ok();
 }

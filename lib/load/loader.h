@@ -36,6 +36,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,10 +53,11 @@
 #include "lib/load/check_pipeline.h"
 #include "lib/load/entry_checker.h"
 #include "lib/load/operational_attributes.h"
+#include "lib/schema/ascii.h"
+#include "lib/schema/dn_ancestors.h"
+#include "lib/util/bloom_filter.h"
 #include "lib/util/progress.h"
 #include "lib/util/run_stats.h"
-#include "lib/schema/ascii.h"
-#include "lib/util/bloom_filter.h"
 
 namespace dirload {
 
@@ -79,6 +81,9 @@ struct LoadOptions {
   // comes before this input line are skipped (not checked, not loaded), as
   // slapadd -j skips them; 0 or 1 skips nothing.
   uint64_t skip_to_line = 0;
+  // A value given twice in one attribute: stored, as slapadd stores it, or
+  // the entry refused (-o repeated-values=reject).
+  RepeatedValues repeated_values = RepeatedValues::kStore;
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
 };
@@ -92,6 +97,12 @@ struct LoadSummary {
   EntryId first_id = 0;
   EntryId last_id = 0;
   std::string first_error;  // the first rejection's message
+  // Entries stored with a value given twice in one attribute, and the first
+  // kNamedRepeats of them as "file:line: dn: which value repeats which" (for
+  // -v; a load of millions of such entries must not hold every name).
+  static constexpr size_t kNamedRepeats = 1000;
+  uint64_t repeated_value_entries = 0;
+  std::vector<std::string> repeated_values;
 };
 
 // Where rejected records go with -c (the tool opens the file).
@@ -119,15 +130,20 @@ class Loader {
   // slapadd reserves it, and it gets that ID when it arrives.
   struct Hole {
     EntryId id;
-    uint64_t first_line;  // the first entry that needed it
-    std::string first_dn;
+    size_t reserver;  // in reservers_: the first entry that needed it
+  };
+  // An entry that reserved missing ancestors. Their names are views into its
+  // normalised DN, so a chain of any depth is held once (dn_ancestors.h).
+  struct Reserver {
+    std::string ndn;
+    std::string dn;  // as given, to name a missing ancestor as it spelt it
+    uint64_t line;
   };
   // An entry stored below a hole: rejected and removed at the end if the
   // hole is never filled.
   struct BelowHole {
     EntryId id;
     std::string ndn, dn;
-    bool removed = false;
   };
   enum class Found { kNone, kStored, kHole };
   class RecordChecker;
@@ -168,12 +184,12 @@ class Loader {
   Status RejectText(uint64_t line, const std::string& dn, const std::string& why,
                     std::string_view text);
   // `prepared`: the entry's own, when `ndn` is the entry being loaded.
-  Result<Found> Find(const std::string& ndn, uint64_t* line,
-                     const EntrySink::Prepared* prepared = nullptr);
-  // The ID of the stored entry `ndn`.
-  Result<std::optional<EntryId>> LookupId(std::string_view ndn,
-                                          const EntrySink::Prepared* prepared);
-  bool BelowAHole(std::string_view ndn) const;
+  Result<Found> Find(DnName name, uint64_t* line, const EntrySink::Prepared* prepared = nullptr);
+  // The ID of the stored entry `name`.
+  Result<std::optional<EntryId>> LookupId(DnName name, const EntrySink::Prepared* prepared);
+  bool BelowAHole(std::string_view ndn);
+  // The missing ancestor `hole` as the entry that reserved it spelt it.
+  std::string HoleName(const DnName& hole, const Reserver& by) const;
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
@@ -188,8 +204,11 @@ class Loader {
   uint64_t entries_before_ = 0;
   LoadSummary summary_;
   std::vector<uint64_t> line_of_;  // input line of each ID loaded by this run
-  // By normalised DN.
-  std::unordered_map<std::string, Hole, schema_internal::StringHash, std::equal_to<>> holes_;
+  // By normalised DN; the names are views into reservers_, which stay until
+  // every hole is filled (the sink holds the same views: EntrySink::Reserve).
+  std::unordered_map<DnName, Hole, DnNameHash> holes_;
+  std::deque<Reserver> reservers_;
+  std::vector<DnName> ancestors_;       // ListAncestors' output, reused
   std::vector<BelowHole> below_holes_;  // while holes_ is not empty
   // Parents ReserveAncestors found stored (or reserved): entries share a
   // few parents, in no order. Bounded by kParentDns.

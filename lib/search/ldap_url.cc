@@ -70,7 +70,7 @@ Result<ToolUrl> ParseToolUrl(std::string_view url) {
   if (parts.size() > 2 && !parts[2].empty()) {
     DIRLOAD_ASSIGN_OR_RETURN(std::string scope, decode(parts[2], "scope"));
     Result<SearchScope> s = ParseSearchScope(scope);
-    if (!s.ok()) return UrlError(url, "unknown scope '" + scope + "' (base, one or sub)");
+    if (!s.ok()) return UrlError(url, "unknown scope '" + scope + "' (base, one, sub or children)");
     out.scope = *s;
   }
   if (parts.size() > 3 && !parts[3].empty()) {

@@ -26,6 +26,8 @@ std::string_view SearchScopeName(SearchScope scope) {
       return "one";
     case SearchScope::kSub:
       return "sub";
+    case SearchScope::kChildren:
+      return "children";
   }
   return "?";
 }
@@ -38,8 +40,12 @@ Result<SearchScope> ParseSearchScope(std::string_view name) {
   if (EqualsIgnoreCase(name, "sub") || EqualsIgnoreCase(name, "subtree")) {
     return SearchScope::kSub;
   }
+  if (EqualsIgnoreCase(name, "children") || EqualsIgnoreCase(name, "subordinate") ||
+      EqualsIgnoreCase(name, "subord")) {
+    return SearchScope::kChildren;
+  }
   return Status::InvalidArgument("unknown search scope '" + std::string(name) +
-                                 "' (expected base, one or sub)");
+                                 "' (expected base, one, sub or children)");
 }
 
 Result<std::optional<SearchBase>> FindSearchBase(SearchSource& source, const Schema& schema,
@@ -92,19 +98,24 @@ Result<SearchResult> Search(SearchSource& source, const Schema& schema,
   bool scope_all = false;
   bool check_dn = false;
   IdList scope_ids;
-  if (request.scope == SearchScope::kSub) {
+  // The children scope is the subtree without its base: sources are asked
+  // for the subtree and the base is dropped as it comes.
+  const SearchScope scope =
+      request.scope == SearchScope::kChildren ? SearchScope::kSub : request.scope;
+  const bool drop_base = request.scope == SearchScope::kChildren && !base.root();
+  if (scope == SearchScope::kSub) {
     scope_all = base.root();
     if (!scope_all) {
       DIRLOAD_ASSIGN_OR_RETURN(scope_all, source.SubtreeHoldsEverything(base));
     }
   }
   if (!scope_all) {
-    if (request.scope == SearchScope::kBase) {
+    if (scope == SearchScope::kBase) {
       if (!base.root()) scope_ids.Append(base.id);
     } else if (!base.root() && !candidates.all &&
                candidates.ids.size() <= request.check_scope_per_entry) {
       DIRLOAD_ASSIGN_OR_RETURN(std::optional<IdList> in,
-                               source.FilterByAncestry(candidates.ids, base, request.scope));
+                               source.FilterByAncestry(candidates.ids, base, scope));
       if (in.has_value()) {
         candidates.ids = std::move(*in);
       } else {
@@ -112,7 +123,7 @@ Result<SearchResult> Search(SearchSource& source, const Schema& schema,
       }
       scope_all = true;
     } else {
-      DIRLOAD_ASSIGN_OR_RETURN(scope_ids, source.ScopeIds(base, request.scope));
+      DIRLOAD_ASSIGN_OR_RETURN(scope_ids, source.ScopeIds(base, scope));
     }
   }
 
@@ -120,11 +131,12 @@ Result<SearchResult> Search(SearchSource& source, const Schema& schema,
   const FilterMatcher matcher(request.filter, schema);
   std::string ndn;
   auto test = [&](EntryId id, const EntryView& entry) -> Result<bool> {
+    if (drop_base && id == base.id) return false;
     ++result.examined;
     if (check_dn) {
       Status st = NormalizeDn(schema, entry.dn, &ndn);
       if (!st.ok()) return st.WithPrefix(source.EntryName(id) + ": DN: ");
-      if (!DnInScope(ndn, base, request.scope)) return false;
+      if (!DnInScope(ndn, base, scope)) return false;
     }
     Result<bool> hit = matcher.Matches(entry, descriptions);
     if (!hit.ok()) return hit.status().WithPrefix(source.EntryName(id) + ": ");

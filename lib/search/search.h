@@ -48,8 +48,10 @@ namespace dirload {
 // ancestry or their DN) rather than by walking the scope.
 inline constexpr uint64_t kCheckScopePerEntry = 1000;
 
-std::string_view SearchScopeName(SearchScope scope);  // "base", "one", "sub"
-// "base", "one" ("onelevel"), "sub" ("subtree"), any case; InvalidArgument otherwise.
+// "base", "one", "sub", "children"
+std::string_view SearchScopeName(SearchScope scope);
+// "base", "one" ("onelevel"), "sub" ("subtree"), "children" ("subordinate",
+// "subord", as OpenLDAP spells it in URLs), any case; InvalidArgument otherwise.
 Result<SearchScope> ParseSearchScope(std::string_view name);
 
 struct SearchRequest {

@@ -26,7 +26,10 @@
 
 namespace dirload {
 
-enum class SearchScope { kBase, kOne, kSub };
+// kChildren is LDAP's subordinate subtree (OpenLDAP's `children`): every
+// entry below the base, not the base. The executor (search.h) asks sources
+// only for kBase, kOne and kSub, and takes the base out of kSub itself.
+enum class SearchScope { kBase, kOne, kSub, kChildren };
 
 // The entry a search starts from: its normalized DN and ID, or the root
 // above the database (empty DN, ID 0), whose subtree is every entry and whose

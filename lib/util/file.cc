@@ -132,4 +132,10 @@ Status CopyFileKeepingOwner(const std::string& from, const std::string& to) {
   return s;
 }
 
+std::optional<uint64_t> AllocatedBytes(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.st_blocks) * 512;
+}
+
 }  // namespace dirload

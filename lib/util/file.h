@@ -9,7 +9,9 @@
 // between threads. The functions are safe to call concurrently.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "lib/util/status.h"
@@ -89,5 +91,9 @@ Status GiveFilesToDirectoryOwner(const std::string& dir);
 // GiveTo for each of `names` in `dir` that exists.
 Status GiveFilesTo(const std::string& dir, std::initializer_list<const char*> names,
                    const FileOwner& owner);
+// The bytes the file system allocated for `path` (st_blocks * 512), which
+// for a sparse file (LMDB's data.mdb grown to its map size) is far below its
+// apparent size; nullopt when it cannot be stat'ed.
+std::optional<uint64_t> AllocatedBytes(const std::string& path);
 
 }  // namespace dirload

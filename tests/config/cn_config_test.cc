@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lib/index/index_spec.h"
 #include "lib/config/database_config.h"
+#include "lib/index/index_spec.h"
 #include "tests/support/child_process.h"
 #include "tests/support/openldap.h"
 #include "tests/support/slapd_conf.h"
@@ -324,11 +324,29 @@ TEST_CASE("slapd.d errors name the directory or file, and the line") {
     Status s = ReadError(h.path());
     CHECK(s.message().find("olcDatabase={0}config.ldif: missing") != std::string::npos);
   }
+  SUBCASE("a configuration attribute slapd does not define") {
+    // slapadd: "str2ad(olcFrobnicate): attribute type undefined".
+    h.Put("cn=config/olcDatabase={1}mdb.ldif",
+          std::string(HandWritten::kMdb) + "olcFrobnicate: yes\n");
+    Status s = ReadError(h.path());
+    CHECK(s.origin() == ErrorOrigin::kConfiguration);
+    CHECK_MESSAGE(s.message().find("olcDatabase={1}mdb.ldif:13: attribute type 'olcFrobnicate' "
+                                   "is undefined") != std::string::npos,
+                  s.message());
+  }
   SUBCASE("an empty file") {
     h.Put("cn=config/olcDatabase={1}mdb.ldif", "# nothing\n");
     Status s = ReadError(h.path());
     CHECK(s.message().find("olcDatabase={1}mdb.ldif: no entry") != std::string::npos);
   }
+}
+
+// Debian's slapd package writes this slapd.d on installation: slapd's
+// attributes dirload does not need are accepted.
+TEST_CASE("slapd.d: the installed /etc/ldap/slapd.d reads, when there is one") {
+  if (!fs::exists("/etc/ldap/slapd.d/cn=config.ldif")) return;
+  Result<SlapdConfig> c = ReadCnConfig("/etc/ldap/slapd.d");
+  CHECK_MESSAGE(c.ok(), c.status().message());
 }
 
 TEST_CASE("slapd.d in memory: read apart from interpreted, with the same result") {

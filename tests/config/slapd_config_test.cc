@@ -72,6 +72,73 @@ TEST_CASE("slapd.conf: the lines a loader needs are read, the rest noted") {
   CHECK(HasNote(*c, "slapd.conf:15: ignored 'access to * by * read'"));
 }
 
+// slapadd: "slapd.conf: line 5: unknown directive <frobnicate> outside
+// backend info and database definitions." and "... inside backend database
+// definition.", exit 1 ("bad configuration file!").
+TEST_CASE("slapd.conf: a directive slapd 2.5 does not know is an error naming file and line") {
+  for (const char* where : {"global", "database"}) {
+    CAPTURE(where);
+    const std::string text = std::string(where) == "global"
+                                 ? "moduleload back_mdb\nfrobnicate yes\ndatabase mdb\n"
+                                 : "moduleload back_mdb\ndatabase mdb\nfrobnicate yes\n";
+    Result<SlapdConfig> c = ParseSlapdConfig(text, "/etc/dl/slapd.conf");
+    REQUIRE_FALSE(c.ok());
+    CHECK(c.status().origin() == ErrorOrigin::kConfiguration);
+    CHECK_MESSAGE(c.status().message().find("/etc/dl/slapd.conf:") == 0, c.status().message());
+    CHECK(c.status().message().find("unknown directive <frobnicate>") != std::string::npos);
+    CHECK(c.status().message().find(std::string(where) == "global" ? ":2: " : ":3: ") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("slapd.conf: what slapd 2.5 knows and dirload does not need is accepted and noted") {
+  // Global, back-mdb, overlay (and their prefix-matched names), another
+  // backend's section, and back-bdb's own lines in a bdb section.
+  Result<SlapdConfig> c = ParseSlapdConfig(
+      "pidfile /run/slapd/slapd.pid\n"
+      "argsfile /run/slapd/slapd.args\n"
+      "loglevel stats\n"
+      "modulepath /usr/lib/ldap\n"
+      "moduleload back_mdb\n"
+      "moduleload syncprov\n"
+      "TLSCACertificateFile /etc/ssl/ca.pem\n"
+      "password-hash {SSHA}\n"
+      "sizelimit 500\n"
+      "tool-threads 2\n"
+      "database mdb\n"
+      "suffix dc=example,dc=com\n"
+      "rootdn cn=admin,dc=example,dc=com\n"
+      "rootpw secret\n"
+      "directory /var/lib/ldap\n"
+      "checkpoint 512 30\n"
+      "dbnosync\n"
+      "maxreaders 126\n"
+      "access to * by * read\n"
+      "limits dn.exact=cn=x size=unlimited\n"
+      "overlay syncprov\n"
+      "syncprov-checkpoint 100 10\n"
+      "overlay rwm\n"
+      "rwm-rewriteEngine on\n"
+      "database monitor\n"
+      "database ldap\n"
+      "suffix dc=remote\n"
+      "uri ldap://remote/\n"
+      "database hdb\n"
+      "suffix dc=old\n"
+      "dbconfig set_lk_max_locks 3000\n"
+      "idlcachesize 3000\n",
+      "/etc/dl/slapd.conf");
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  CHECK(HasNote(*c, "slapd.conf:1: ignored 'pidfile"));
+  CHECK(HasNote(*c, "slapd.conf:24: ignored 'rwm-rewriteEngine on'"));
+  CHECK(HasNote(*c, "slapd.conf:31: ignored 'dbconfig set_lk_max_locks 3000'"));
+  // back-bdb's directives belong to bdb sections only: 2.5 has no back-bdb.
+  Result<SlapdConfig> bad =
+      ParseSlapdConfig("database mdb\nsuffix dc=x\nidlcachesize 3000\n", "slapd.conf");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("slapd.conf:3: unknown directive <idlcachesize>") == 0);
+}
+
 TEST_CASE("slapd.conf: databases are numbered as slapadd -n counts them") {
   Result<SlapdConfig> c = ParseSlapdConfig(
       "database frontend\n"

@@ -4,6 +4,7 @@
 // them, and the exit status of configuration errors (2).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -184,6 +185,72 @@ TEST_CASE("configuration errors exit with status 2") {
   }
   CHECK_FALSE(HasData(dir.File("db1")));
   CHECK_FALSE(HasData(dir.File("db2")));
+}
+
+// slapadd refuses a directive slapd 2.5 does not know, naming the line
+// ("slapd.conf: line 12: unknown directive <frobnicate> inside backend
+// database definition."); so does dirload, exit 2, before it reads any
+// entry. A cn=config attribute slapd does not define likewise.
+TEST_CASE("config oracle: an unknown directive or olc attribute is refused as slapadd refuses it") {
+  TempDir dir;
+  for (const char* d : {"db1", "db2", "slapd.d"}) fs::create_directories(dir.File(d));
+  const std::string ldif = dir.Write("com.ldif", kComLdif);
+  const std::string text = ConfText(dir);
+  const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  const std::string conf = dir.Write("bad.conf", text + "frobnicate yes\n");
+  const std::string line =
+      "bad.conf:" + std::to_string(lines + 1) + ": unknown directive <frobnicate>";
+  RunResult add = RunDirload({"add", "-f", conf, "-b", "dc=example,dc=com", "-l", ldif});
+  CHECK_MESSAGE(add.exit_code == 2, add.Describe());
+  CHECK_MESSAGE(add.err.find(line) != std::string::npos, add.err);
+  CHECK(add.err.find("phase 1") == std::string::npos);
+  CHECK_FALSE(HasData(dir.File("db2")));
+  if (!testing::FindProgram("slapadd").empty()) {
+    testing::ProcessResult sa = testing::RunSlapadd({"-f", conf, "-u", "-l", ldif}, 60);
+    CHECK(sa.exit_code != 0);
+    CHECK_MESSAGE(sa.err.find("line " + std::to_string(lines + 1) +
+                              ": unknown directive <frobnicate>") != std::string::npos,
+                  sa.Describe());
+  }
+  // The same configuration without the bad line, as slapd.d, with an olc
+  // attribute slapd does not define.
+  dir.Write("slapd.conf", text);
+  if (testing::FindProgram("slaptest").empty()) return;
+  testing::RunSlaptest({"-f", dir.File("slapd.conf"), "-F", dir.File("slapd.d")}, 60);
+  const std::string mdb = dir.File("slapd.d/cn=config/olcDatabase={2}mdb.ldif");
+  REQUIRE(fs::exists(mdb));
+  std::string entry = testing::ReadFile(mdb);
+  entry += "olcFrobnicate: yes\n";
+  dir.Write("slapd.d/cn=config/olcDatabase={2}mdb.ldif", entry);
+  add = RunDirload({"add", "-F", dir.File("slapd.d"), "-b", "dc=example,dc=com", "-l", ldif});
+  CHECK_MESSAGE(add.exit_code == 2, add.Describe());
+  CHECK_MESSAGE(add.err.find("attribute type 'olcFrobnicate' is undefined") != std::string::npos,
+                add.err);
+  testing::ProcessResult sa =
+      testing::RunSlapadd({"-F", dir.File("slapd.d"), "-u", "-l", ldif}, 60);
+  CHECK(sa.exit_code != 0);
+  CHECK_MESSAGE(sa.err.find("str2ad(olcFrobnicate): attribute type undefined") != std::string::npos,
+                sa.Describe());
+}
+
+// Index lines are checked before phase 1: one the format cannot build stops
+// the run before any entry is read.
+TEST_CASE("an index slapd's format cannot build is refused before phase 1") {
+  TempDir dir;
+  fs::create_directories(dir.File("db"));
+  const std::string conf = dir.Write("slapd.conf", testing::SlapdConf()
+                                                       .Include({"core", "cosine", "inetorgperson"})
+                                                       .ModuleLoad("back_mdb")
+                                                       .Database("mdb")
+                                                       .Suffix("dc=example,dc=com")
+                                                       .Directory(dir.File("db"))
+                                                       .Index("cn subinitial")
+                                                       .Text());
+  const std::string ldif = dir.Write("com.ldif", kComLdif);
+  RunResult add = RunDirload({"add", "-f", conf, "-l", ldif, "--progress", "never"});
+  CHECK_MESSAGE(add.exit_code == 2, add.Describe());
+  CHECK_MESSAGE(add.err.find("slapd.conf:") != std::string::npos, add.err);
+  CHECK_MESSAGE(add.err.find("phase 1") == std::string::npos, add.err);
 }
 
 }  // namespace

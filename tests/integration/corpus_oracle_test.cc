@@ -52,16 +52,10 @@ constexpr const char* kVersionReason =
     "dirload reads RFC 2849's 'version: 1' line; slapadd 2.5 takes it for an attribute of the "
     "first record (or, before a blank line, for a record without a DN) and rejects it, so "
     "dirload must do what slapadd does without the line";
-constexpr const char* kRepeatedValueReason =
-    "dirload refuses an entry that gives one value twice ('userPassword: jaj' twice, 'cn: odin' "
-    "twice): attribute values are a set (RFC 4512) and slapd refuses such an entry over LDAP; "
-    "slapadd 2.5 stores the value twice";
 constexpr KnownDifference kKnownDifferences[] = {
     {"openldap-ppolicy", "skip_schema", Expect::kLoadsInput, nullptr,
      "slapadd -s fails with an internal error (txn_aborted: File exists) on an entry with "
      "undefined attribute types; dirload -s stores them as written"},
-    {"openldap-test-whoami", nullptr, Expect::kRejectsRecords, nullptr, kRepeatedValueReason},
-    {"openldap-nis_sample", "continue", Expect::kRejectsRecords, nullptr, kRepeatedValueReason},
     {"openldap-test-dn", "continue", Expect::kRejectsRecords, nullptr,
      "dirload checks values against their syntax: 'uniqueMember: dc=example,dc=com#0'B' is not "
      "a valid Name and Optional UID; slapadd stores it as a DN"},

@@ -45,7 +45,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FindProgram;
 using testing::FirstDifference;
-using testing::SplitRecords;
 using testing::MaskId2ePadding;
 using testing::MdbDatabases;
 using testing::MdbDump;
@@ -56,6 +55,7 @@ using testing::RunProcess;
 using testing::Slapd;
 using testing::SlapdConf;
 using testing::SleepSeconds;
+using testing::SplitRecords;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
@@ -851,6 +851,37 @@ TEST_CASE("mdb oracle: raw RDNs with escaped and repeated spaces are stored as s
   const std::string theirs_cat = Slapcat(theirs);
   CHECK(dns(Slapcat(mine)) == dns(theirs_cat));
   CHECK(theirs_cat.find("dn: cn=t \\20,dc=example,dc=com") != std::string::npos);
+}
+
+// slapadd 2.5 stores a value given twice as given, both copies (and their
+// normalized copies) in id2e; its index keys are the same as for one copy.
+// dirload stores them alike by default: every sub-database equal.
+TEST_CASE("mdb oracle: values given twice are stored as slapadd stores them") {
+  SKIP_WITHOUT_TOOLS();
+  TempDir tmp;
+  const std::string ldif =
+      tmp.Write("in.ldif",
+                "dn: dc=example,dc=com\nobjectClass: domain\ndc: example\n\n"
+                "dn: cn=a,dc=example,dc=com\nobjectClass: person\nobjectClass: 2.5.6.6\n"
+                "cn: a\ncn: A\ncn: a\nsn: s\nsn: s\nuserPassword: jaj\nuserPassword: jaj\n"
+                "description: d\ndescription: d\n"
+                "telephoneNumber: +1 555 0100\ntelephoneNumber: +15550100\n\n"
+                "dn: cn=g,dc=example,dc=com\nobjectClass: groupOfNames\ncn: g\n"
+                "member: cn=a,dc=example,dc=com\nmember: CN=A, DC=example,DC=com\n"
+                "member: cn=a,dc=example,dc=com\n\n");
+  // Loaded once by slapadd and exported, so both loads get the same
+  // operational values.
+  Db first = MakeDb(tmp, "first");
+  Slapadd(first, ldif);
+  const std::string exported = tmp.Write("export.ldif", Slapcat(first));
+  Db theirs = MakeDb(tmp, "theirs");
+  Db mine = MakeDb(tmp, "mine");
+  Slapadd(theirs, exported);
+  ProcessResult add = DirloadAdd(mine, exported);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  CHECK_MESSAGE(add.err.find("2 entries with a value given twice") != std::string::npos, add.err);
+  CompareDatabases(theirs.dir, mine.dir);
+  CHECK(Slapcat(mine) == Slapcat(theirs));
 }
 
 // The loader asks dn2i itself whether a DN is taken and what a parent's ID

@@ -120,6 +120,23 @@ TEST_CASE("search --bench counts every search, on every kind of database") {
       CHECK(lines[2].entries == 150);
     }
 
+    // The children scope: each user is below ou=people; the entry itself
+    // is not a child of its own DN.
+    const std::string people = "ou=people," + std::string(kSuffix);
+    r = RunDirload({"search", "--db", dir, "-b", people, "-s", "children", "--bench", "2",
+                    "--bench-requests", "10", "--values", uid_file, "(uid=%s)"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    lines = ParseBench(r.out);
+    CHECK(lines[2].requests == 20);
+    CHECK(lines[2].entries == 20);
+    const std::string ou_file = tmp.Write("ou.txt", "people\n");
+    r = RunDirload({"search", "--db", dir, "-b", people, "-s", "children", "--bench", "1",
+                    "--bench-requests", "4", "--values", ou_file, "(ou=%s)"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    lines = ParseBench(r.out);
+    CHECK(lines[1].requests == 4);
+    CHECK(lines[1].entries == 0);
+
     r = RunDirload({"search", "--db", dir, "--bench", "1", "--bench-requests", "5", "--values",
                     star_file, "(uid=%s)"});
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());

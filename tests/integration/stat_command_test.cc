@@ -178,6 +178,15 @@ TEST_CASE("dirload stat reports both formats in one shape") {
     CHECK_MESSAGE(text.out.find("\ntables (") != std::string::npos, text.out);
     CHECK_MESSAGE(text.out.find("\nindexes\n") != std::string::npos, text.out);
     CHECK_MESSAGE(text.out.find("ID list lengths") != std::string::npos, text.out);
+    // LMDB's data.mdb is sparse (its apparent size is the map it grew to):
+    // the bytes allocated are shown beside it. Berkeley DB's files are not.
+    if (name != "native-bdb") {
+      CHECK_MESSAGE(text.out.find("\nallocated   ") != std::string::npos, text.out);
+      const JsonValue* allocated = loaded.back().report.Find("allocated_bytes");
+      REQUIRE(allocated != nullptr);
+      CHECK(allocated->number() > 0);
+      CHECK(allocated->number() <= loaded.back().report.Find("file_bytes")->number() + 4096);
+    }
   }
   const JsonValue& native = loaded[0].report;
   CHECK(native.Find("format")->string() == "native");

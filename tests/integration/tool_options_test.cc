@@ -252,6 +252,11 @@ TEST_CASE("cat -s and -H select entries as slapcat does") {
   // No base: the suffix; no scope: the subtree; a percent-encoded filter.
   CHECK(dns({"-H", "ldap:///???%28ou=groups%29"}) == V{"ou=Groups,dc=example,dc=com"});
   CHECK(dns({"-H", "ldap:///dc=example,dc=com??base"}) == V{"dc=example,dc=com"});
+  // children (also "subordinate"): the subtree without its base.
+  CHECK(dns({"-H", "ldap:///ou=People,dc=example,dc=com??children"}) ==
+        V{"uid=ann,ou=People,dc=example,dc=com"});
+  CHECK(dns({"-H", "ldap:///dc=example,dc=com??subordinate?(objectClass=organizationalUnit)"}) ==
+        V{"ou=People,dc=example,dc=com", "ou=Groups,dc=example,dc=com"});
   // -a wins over the URL's filter, as in slapcat.
   CHECK(dns({"-H", "ldap:///dc=example,dc=com??sub?(ou=*)", "-a", "(uid=ann)"}) ==
         V{"uid=ann,ou=People,dc=example,dc=com"});

@@ -156,6 +156,8 @@ class FakeSource final : public SearchSource {
         return base.root() ? dn == "dc=example,dc=com" : ParentDn(dn) == base.ndn;
       case SearchScope::kSub:
         return IsUnder(dn, base.ndn);
+      case SearchScope::kChildren:
+        break;  // the executor asks for the subtree
     }
     return false;
   }
@@ -210,11 +212,20 @@ constexpr const char* kPeople = "ou=people,dc=example,dc=com";
 
 TEST_CASE("candidates and a scan find the same entries, in ascending ID order") {
   const std::vector<std::pair<std::string, SearchScope>> scopes = {
-      {"", SearchScope::kBase},      {"", SearchScope::kOne},
-      {"", SearchScope::kSub},       {kSuffix, SearchScope::kBase},
-      {kSuffix, SearchScope::kOne},  {kSuffix, SearchScope::kSub},
-      {kPeople, SearchScope::kBase}, {kPeople, SearchScope::kOne},
-      {kPeople, SearchScope::kSub},  {"ou=groups,dc=example,dc=com", SearchScope::kSub}};
+      {"", SearchScope::kBase},
+      {"", SearchScope::kOne},
+      {"", SearchScope::kSub},
+      {kSuffix, SearchScope::kBase},
+      {kSuffix, SearchScope::kOne},
+      {kSuffix, SearchScope::kSub},
+      {kPeople, SearchScope::kBase},
+      {kPeople, SearchScope::kOne},
+      {kPeople, SearchScope::kSub},
+      {"ou=groups,dc=example,dc=com", SearchScope::kSub},
+      {"", SearchScope::kChildren},
+      {kSuffix, SearchScope::kChildren},
+      {kPeople, SearchScope::kChildren},
+      {"uid=b,ou=people,dc=example,dc=com", SearchScope::kChildren}};
   const std::vector<std::string> filters = {
       "(objectClass=*)",   "(sn=smith)",       "(uid=b)",       "(&(sn=smith)(uid=*))",
       "(|(uid=a)(uid=c))", "(|(uid=a)(ou=*))", "(!(sn=smith))", "(uid=nobody)"};
@@ -261,6 +272,23 @@ TEST_CASE("scopes on a known tree") {
   CHECK(ids("OU=People, DC=Example, DC=Com", SearchScope::kSub, "(sn=smith)") == Ids{3, 8});
   CHECK(ids("uid=b,ou=people,dc=example,dc=com", SearchScope::kBase, "(sn=smith)").empty());
   CHECK(ids("uid=b,ou=people,dc=example,dc=com", SearchScope::kBase, "(sn=jones)") == Ids{4});
+  // Children: the subtree without its base (the root is no entry: all).
+  CHECK(ids("", SearchScope::kChildren, "(objectClass=*)") == Ids{1, 2, 3, 4, 5, 7, 8});
+  CHECK(ids(kSuffix, SearchScope::kChildren, "(objectClass=*)") == Ids{2, 3, 4, 5, 7, 8});
+  CHECK(ids(kPeople, SearchScope::kChildren, "(objectClass=*)") == Ids{3, 4, 8});
+  CHECK(ids(kPeople, SearchScope::kChildren, "(ou=people)").empty());
+  CHECK(ids("OU=People, DC=Example, DC=Com", SearchScope::kChildren, "(sn=smith)") == Ids{3, 8});
+  CHECK(
+      ids("uid=b,ou=people,dc=example,dc=com", SearchScope::kChildren, "(objectClass=*)").empty());
+}
+
+TEST_CASE("scope names, OpenLDAP's spellings of children among them") {
+  CHECK(ParseSearchScope("children").value() == SearchScope::kChildren);
+  CHECK(ParseSearchScope("Subordinate").value() == SearchScope::kChildren);
+  CHECK(ParseSearchScope("subord").value() == SearchScope::kChildren);
+  CHECK(SearchScopeName(SearchScope::kChildren) == "children");
+  CHECK(ParseSearchScope("subtree").value() == SearchScope::kSub);
+  CHECK(ParseSearchScope("kids").status().message().find("children") != std::string::npos);
 }
 
 TEST_CASE("the path each search takes, and its counters") {

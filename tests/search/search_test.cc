@@ -375,8 +375,9 @@ TEST_CASE("bad bases, scopes and callbacks") {
   CHECK(ParseSearchScope("subtree").value() == SearchScope::kSub);
   CHECK(ParseSearchScope("one").value() == SearchScope::kOne);
   CHECK(ParseSearchScope("base").value() == SearchScope::kBase);
-  CHECK(ParseSearchScope("children").status().message() ==
-        "unknown search scope 'children' (expected base, one or sub)");
+  CHECK(ParseSearchScope("children").value() == SearchScope::kChildren);
+  CHECK(ParseSearchScope("sideways").status().message() ==
+        "unknown search scope 'sideways' (expected base, one, sub or children)");
 
   // A callback error stops the search and comes back.
   SearchRequest req;

@@ -553,6 +553,17 @@ void OracleWorld::PickQueries() {
   add("base scope on the suffix", "(objectClass=dcObject)", P::kEither, suffix, "base");
   add("one level under the suffix", "(objectClass=*)", P::kEither, suffix, "one");
   add("whole tree", "(objectClass=*)", P::kEither, suffix, "sub");
+  // The children scope: the subtree without its base.
+  add("children of the suffix", "(objectClass=*)", P::kEither, suffix, "children");
+  add("children of a department, indexed", "(sn=" + FilterValue(sn_common) + ")", P::kEither,
+      dept_dn, "children");
+  add("children of a department, the department's own class", "(objectClass=organizationalUnit)",
+      P::kEither, dept_dn, "children");
+  add("children of the groups, member", "(member=" + FilterValue(member) + ")", P::kEither,
+      "ou=Groups," + suffix, "children");
+  add("children of a leaf", "(objectClass=*)", P::kEither, person_dn, "children");
+  add("children, base DN spelt differently, substring", "(cn=*" + FilterValue(any4) + "*)",
+      P::kEither, DnVariant(dept_dn), "children");
 
   // Where OpenLDAP folds case by single code points and RFC 4518 by B.2 of
   // RFC 3454: ß matches "ss" and final sigma matches sigma only under the

@@ -8,6 +8,7 @@
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/util/ascii.h"
+#include "lib/util/file.h"
 
 namespace dirload::mdb {
 namespace {
@@ -71,6 +72,7 @@ Result<DatabaseReport> BuildMdbReport(const std::string& dir, std::optional<std:
   std::error_code ec;
   uint64_t size = std::filesystem::file_size(std::filesystem::path(dir) / "data.mdb", ec);
   r.file_bytes = ec ? 0 : size;
+  r.allocated_bytes = AllocatedBytes((std::filesystem::path(dir) / "data.mdb").string());
 
   MdbEnvOptions options;
   options.read_only = true;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_set>
 #include <utility>
 
 #include "lib/format/mdb/mdb_normalized.h"
@@ -411,6 +412,15 @@ Result<IndexConfig> MdbUsableIndexes(MdbEnv& env, const Schema& schema,
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(false));
   uint64_t entry_keys = 0, entry_pairs = 0;
   DIRLOAD_RETURN_IF_ERROR(txn.Count(env.id2e(), &entry_keys, &entry_pairs));
+  // The attribute types the entries hold: ad2i gains a description when an
+  // entry with it is stored. slapd indexes a type's values under its own
+  // index and under each supertype's.
+  std::unordered_set<const AttributeType*> held;
+  DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.ad2i(), [&](std::string_view, std::string_view d) {
+    const AttributeType* t = schema.FindAttribute(d.substr(0, d.find(';')));
+    for (size_t depth = 0; t != nullptr && depth < 64; t = t->sup, ++depth) held.insert(t);
+    return Status::Ok();
+  }));
   std::vector<IndexConfig::Line> lines;
   for (const IndexSpec& spec : configured.specs()) {
     Result<MdbDb> db = env.Index(spec.name());
@@ -420,7 +430,8 @@ Result<IndexConfig> MdbUsableIndexes(MdbEnv& env, const Schema& schema,
     }
     uint64_t keys = 0, pairs = 0;
     DIRLOAD_RETURN_IF_ERROR(txn.Count(*db, &keys, &pairs));
-    if (pairs == 0 && entry_keys != 0) {
+    // Empty because no entry holds the attribute is right, not stale.
+    if (pairs == 0 && entry_keys != 0 && held.contains(spec.type)) {
       unusable->push_back(std::string(spec.name()) + ": index database is empty");
       continue;
     }

@@ -229,11 +229,13 @@ Status MdbSink::Drain() {
   return Status::Ok();
 }
 
-void MdbSink::Reserve(EntryId id, std::string_view ndn) { reserved_.emplace(ndn, id); }
+void MdbSink::Reserve(EntryId id, DnName name) { reserved_.emplace(name, id); }
 
 Result<std::optional<EntryId>> MdbSink::ParentId(std::string_view parent_ndn) {
-  if (auto it = reserved_.find(parent_ndn); it != reserved_.end()) {
-    return std::optional<EntryId>(it->second);
+  if (!reserved_.empty()) {
+    if (auto it = reserved_.find(MakeDnName(parent_ndn)); it != reserved_.end()) {
+      return std::optional<EntryId>(it->second);
+    }
   }
   if (auto it = parent_ids_.find(parent_ndn); it != parent_ids_.end()) {
     return std::optional<EntryId>(it->second);
@@ -275,7 +277,7 @@ Result<std::optional<EntryId>> MdbSink::FindChild(EntryId parent, std::string_vi
 
 Status MdbSink::Add(const NewEntry& e) {
   if (!reserved_.empty()) {
-    if (auto it = reserved_.find(e.ndn); it != reserved_.end()) reserved_.erase(it);
+    if (auto it = reserved_.find(MakeDnName(e.ndn)); it != reserved_.end()) reserved_.erase(it);
   }
   EntryId parent = 0;
   const std::string_view parent_ndn = e.is_suffix ? std::string_view() : ParentDn(e.ndn);

@@ -41,7 +41,7 @@ class MdbSink final : public EntrySink {
   Result<Start> Stored() override;
   Status Begin(std::string_view suffix, std::string_view nsuffix) override;
   Result<std::optional<EntryId>> Find(std::string_view ndn, const Prepared* prepared) override;
-  void Reserve(EntryId id, std::string_view ndn) override;
+  void Reserve(EntryId id, DnName name) override;
   Status Add(const NewEntry& entry) override;
   // No DN: slapd's tree keeps RDNs. An entry stored before this load is
   // read from id2e (the suffix entry, for -w).
@@ -93,7 +93,8 @@ class MdbSink final : public EntrySink {
   std::map<EntryId, Owned> pending_;
   // The names of pending_'s entries, which dn2i does not hold yet.
   std::unordered_map<std::string, EntryId> pending_names_;
-  NameMap<EntryId> reserved_;    // ndn -> the ID kept for it, until it comes
+  // ndn -> the ID kept for it, until it comes; the loader keeps the bytes.
+  std::unordered_map<DnName, EntryId, DnNameHash> reserved_;
   NameMap<EntryId> parent_ids_;  // ndn -> ID, bounded by kParentIds
   // The suffix entry as added, for -w (Read/Replace).
   EntryId suffix_id_ = 0;

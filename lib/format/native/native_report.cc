@@ -6,12 +6,13 @@
 #include <utility>
 #include <vector>
 
-#include "lib/idl/idl_store.h"
-#include "lib/index/index_keys.h"
 #include "lib/format/native/database_meta.h"
 #include "lib/format/native/native_indexer.h"
+#include "lib/idl/idl_store.h"
+#include "lib/index/index_keys.h"
 #include "lib/schema/ascii.h"
 #include "lib/store/tables.h"
+#include "lib/util/file.h"
 
 namespace dirload {
 namespace {
@@ -156,6 +157,7 @@ Result<DatabaseReport> BuildNativeReport(Store* store) {
   DIRLOAD_ASSIGN_OR_RETURN(engine.settings, store->Settings());
   r.file_bytes = stats.file_bytes;
   if (r.backend == Backend::kLmdb) {
+    r.allocated_bytes = AllocatedBytes(r.path + "/data.mdb");
     engine.map_size = stats.map_size;
     engine.map_used = stats.map_used;
   }

@@ -181,5 +181,46 @@ TEST_CASE("dirload search reads a key stored as a range of IDs") {
   CHECK(under.out == std::to_string(kDevices) + "\n");
 }
 
+// An index database that is empty while entries exist was never built
+// (stale), unless no entry holds the attribute: then it is right, and
+// search uses it without a warning. ad2i tells which attributes entries hold.
+TEST_CASE("search: an empty index is stale only when entries hold its attribute") {
+  SKIP_WITHOUT_OPENLDAP();
+  TempDir tmp;
+  const std::vector<std::string> lines = {"objectClass eq", "cn eq", "employeeType eq,pres"};
+  // slapadd builds every index; no entry has an employeeType.
+  Db db = Slapadd(tmp, "db", Ldif(), lines);
+  auto r = RunDirload({"search", "-f", db.conf, "--dn", "--explain", "(employeeType=*)"}, 60);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  CHECK_MESSAGE(r.err.find("stale") == std::string::npos, r.err);
+  CHECK(SortedDns(r.out, false).empty());
+  // Without phase 2 there are no index databases; made empty (mdb_load,
+  // with back-mdb's flags), cn's is stale and employeeType's is not.
+  const std::string mdb_load = testing::FindProgram("mdb_load");
+  if (mdb_load.empty()) return;
+  Db unbuilt;
+  unbuilt.dir = tmp.File("unbuilt");
+  std::filesystem::create_directory(unbuilt.dir);
+  unbuilt.conf = tmp.Write("unbuilt.conf", Conf(unbuilt.dir, lines));
+  auto add = RunDirload({"add", "-f", unbuilt.conf, "-l", tmp.Write("in.ldif", Ldif()),
+                         "--no-index", "--progress", "never"},
+                        60);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  for (const char* name : {"objectClass", "cn", "employeeType"}) {
+    const std::string empty =
+        tmp.Write(std::string(name) + ".dump",
+                  "VERSION=3\nformat=bytevalue\ndatabase=" + std::string(name) +
+                      "\ntype=btree\ndupsort=1\ndupfixed=1\nintegerdup=1\nHEADER=END\nDATA=END\n");
+    auto load = testing::RunProcess({mdb_load, "-f", empty, unbuilt.dir}, 60);
+    REQUIRE_MESSAGE(load.exit_code == 0, load.Describe());
+  }
+  r = RunDirload({"search", "-f", unbuilt.conf, "--dn", "(|(cn=nick1)(employeeType=x))"}, 60);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  CHECK_MESSAGE(
+      r.err.find("stale index not used: cn: index database is empty") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find("employeeType") == std::string::npos, r.err);
+  CHECK(SortedDns(r.out, false).size() == 8);
+}
+
 }  // namespace
 }  // namespace dirload::mdb_search_testing
