@@ -1,6 +1,8 @@
 #include "lib/schema/lunicode.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "lib/schema/lunicode_tables.h"
@@ -209,6 +211,16 @@ char AsciiFold(char c, bool fold_case) {
 bool IsSlapdUtf8(std::string_view s) {
   char32_t cp;
   for (size_t i = 0; i < s.size();) {
+    // Directory data is mostly ASCII: eight bytes a step while none has its
+    // high bit set.
+    if (i + 8 <= s.size()) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;
