@@ -40,10 +40,17 @@ std::optional<User> OpenLdapUser() {
   return User{pw->pw_uid, pw->pw_gid};
 }
 
+// The copy of dirload `openldap` runs: the build tree may lie where that
+// user cannot reach (a checkout under /root).
+std::string& OwnersDirload() {
+  static std::string path;
+  return path;
+}
+
 // dirload run as `openldap`.
 testing::ProcessResult AsOpenLdap(std::vector<std::string> args) {
   std::vector<std::string> argv = {testing::FindProgram("runuser"), "-u", "openldap", "--",
-                                   testing::DirloadPath()};
+                                   OwnersDirload()};
   argv.insert(argv.end(), args.begin(), args.end());
   return testing::RunProcess(argv, 120);
 }
@@ -84,6 +91,11 @@ TEST_CASE("files in a directory owned by openldap stay openldap's, data.mdb 0600
   TempDir t;
   // The owner must reach the files: the temporary directory is root's 0700.
   fs::permissions(t.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  OwnersDirload() = t.File("dirload");
+  fs::copy_file(testing::DirloadPath(), OwnersDirload());
+  fs::permissions(OwnersDirload(), fs::perms::owner_all | fs::perms::group_read |
+                                       fs::perms::group_exec | fs::perms::others_read |
+                                       fs::perms::others_exec);
   bench::GeneratorOptions g;
   g.entries = 300;
   g.seed = 3;
@@ -143,9 +155,8 @@ TEST_CASE("files in a directory owned by openldap stay openldap's, data.mdb 0600
     // Writing as the owner after root's runs, and searching.
     testing::ProcessResult added = AsOpenLdap(args({"add", "-l", theirs}));
     CHECK_MESSAGE(added.exit_code == 0, added.err);
-    testing::ProcessResult found =
-        AsOpenLdap({"search", "--db", dir, "-b", "dc=example,dc=com", "--index", "uid eq",
-                    "(uid=byowner3)"});
+    testing::ProcessResult found = AsOpenLdap(
+        {"search", "--db", dir, "-b", "dc=example,dc=com", "--index", "uid eq", "(uid=byowner3)"});
     CHECK_MESSAGE(found.exit_code == 0, found.err);
     CHECK(found.out.find("dn: uid=byowner3,ou=byowner,dc=example,dc=com") != std::string::npos);
     testing::ProcessResult recovered = AsOpenLdap({"recover", "--db", dir});
