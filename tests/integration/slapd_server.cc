@@ -25,6 +25,37 @@ std::vector<std::string> SplitRecords(const std::string& ldif) {
   return out;
 }
 
+namespace {
+
+std::string AsciiLower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::set<std::string> LowerCaseDns(const std::vector<std::string>& records) {
+  std::set<std::string> out;
+  for (const std::string& r : records) {
+    std::string dn = r.substr(0, r.find('\n'));
+    if (dn.rfind("dn: ", 0) == 0) dn = dn.substr(4);
+    out.insert(AsciiLower(std::move(dn)));
+  }
+  return out;
+}
+
+std::set<std::string> LowerCaseLines(const std::string& text) {
+  std::set<std::string> out;
+  size_t p = 0;
+  while (p < text.size()) {
+    size_t e = text.find('\n', p);
+    if (e == std::string::npos) e = text.size();
+    if (e > p) out.insert(AsciiLower(text.substr(p, e - p)));
+    p = e + 1;
+  }
+  return out;
+}
+
 void SleepSeconds(double s) {
   timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};
   ::nanosleep(&ts, nullptr);

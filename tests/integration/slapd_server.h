@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,12 @@ namespace dirload::testing {
 // The records of an LDIF text (slapcat's or ldapsearch's output), split
 // at blank lines, each with its blank line.
 std::vector<std::string> SplitRecords(const std::string& ldif);
+
+// The DNs of ldapsearch's records (Slapd::Answer::entries), lower-cased
+// (ASCII): a set to compare with LowerCaseLines of `dirload search --dn`.
+std::set<std::string> LowerCaseDns(const std::vector<std::string>& records);
+// The non-empty lines of `text`, lower-cased (ASCII).
+std::set<std::string> LowerCaseLines(const std::string& text);
 
 class TempDir;
 

@@ -262,33 +262,6 @@ Db MakeDb(const TempDir& tmp, const std::string& name, const std::string& schema
   return db;
 }
 
-std::set<std::string> LowerDns(const std::vector<std::string>& records) {
-  std::set<std::string> out;
-  for (const std::string& r : records) {
-    std::string dn = r.substr(0, r.find('\n'));
-    if (dn.rfind("dn: ", 0) == 0) dn = dn.substr(4);
-    std::transform(dn.begin(), dn.end(), dn.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    out.insert(dn);
-  }
-  return out;
-}
-
-std::set<std::string> Lines(const std::string& text) {
-  std::set<std::string> out;
-  size_t p = 0;
-  while (p < text.size()) {
-    size_t e = text.find('\n', p);
-    if (e == std::string::npos) e = text.size();
-    std::string dn = text.substr(p, e - p);
-    std::transform(dn.begin(), dn.end(), dn.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (!dn.empty()) out.insert(dn);
-    p = e + 1;
-  }
-  return out;
-}
-
 TEST_CASE("unicode oracle: every code point normalised, stored and indexed as slapd does") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slapd", "ldapsearch");
   TempDir tmp;
@@ -364,8 +337,8 @@ TEST_CASE("unicode oracle: every code point normalised, stored and indexed as sl
       ProcessResult mine_answer =
           RunDirload({"search", "-f", mine.conf, "-b", base, "-s", "sub", "--dn", f}, 60);
       REQUIRE_MESSAGE(mine_answer.exit_code == 0, mine_answer.Describe());
-      const std::set<std::string> want = LowerDns(theirs_answer.entries);
-      CHECK(Lines(mine_answer.out) == want);
+      const std::set<std::string> want = testing::LowerCaseDns(theirs_answer.entries);
+      CHECK(testing::LowerCaseLines(mine_answer.out) == want);
       nonempty += !want.empty();
     }
     MESSAGE(filters.size() << " searches, " << nonempty << " with entries");
