@@ -36,10 +36,13 @@ Result<MdbIndexPlan> PlanMdbIndexRebuild(const std::string& dir, const Schema& s
                                          const IndexConfig& config,
                                          std::span<const std::string> attributes, bool all);
 
-// Carries `plan` out in place, as slapindex -q does: one writable map, the
-// drops first, then MdbIndexBuilder::Build, one sync at the end. `map_size`
-// is slapd's maxsize (0: room enough). A lock file this run creates takes
-// the directory's owner (slapd runs as `openldap`).
+// Carries `plan` out as slapindex -q does (one writable map, the drops
+// first, then MdbIndexBuilder::Build, one sync at the end), but on a copy
+// of data.mdb built aside and put in place when complete (mdb_build_dir.h):
+// slapd never finds half an index, and a run that stops leaves the
+// database as it was. `map_size` is slapd's maxsize (0: room enough).
+// The caller keeps other processes out of the environment throughout
+// (lib/db/lmdb_presence.h), and opens none itself meanwhile.
 Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t map_size,
                                               const Schema& schema, const MdbIndexPlan& plan,
                                               const mdb::MdbIndexOptions& options);
