@@ -8,6 +8,7 @@
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
 #include "lib/db/undo_copy.h"
+#include "lib/format/mdb/mdb_build_dir.h"
 #include "lib/format/mdb/mdb_rebuild.h"
 #include "lib/format/native/database_meta.h"
 #include "lib/index/sorted_runs.h"
@@ -121,6 +122,29 @@ Status FinishMdbIndex(const ResolvedDatabase& db, const Schema& schema, const In
   return Status::Ok();
 }
 
+// A first load into slapd's format killed in phase 2, its entries
+// complete in the build directory: kept, its indexes built, put in place,
+// unless DIR got a database of its own since (slapd creates an empty one
+// when it starts on an empty directory), which is never replaced.
+Status FinishMdbLoad(const ResolvedDatabase& db, const Schema& schema, const IndexRunOptions& run,
+                     const mdb::MdbCompleteEntries& complete, RecoveryReport* report) {
+  std::vector<IndexConfig::Line> lines;
+  for (const std::string& l : complete.index_lines) lines.push_back({l, "interrupted load"});
+  DIRLOAD_ASSIGN_OR_RETURN(IndexConfig config, IndexConfig::Parse(schema, lines));
+  DIRLOAD_ASSIGN_OR_RETURN(EnvironmentHold hold, EnvironmentHold::Acquire(db.dir));
+  if (std::filesystem::exists(db.dir + "/data.mdb")) return Status::Ok();
+  DIRLOAD_ASSIGN_OR_RETURN(
+      mdb::MdbIndexStats built,
+      FinishMdbBuild(db.dir, db.store_options.lmdb_map_size, schema, complete.entries,
+                     config.specs(), MdbIndexOptionsFor(db, run)));
+  report->actions.push_back(
+      "kept the entries of the interrupted load into slapd's format: phase 1 had finished (" +
+      Count(complete.entries, "entry", "entries") + "); built its " +
+      Count(config.specs().size(), "index", "indexes") + " (" + Count(built.keys, "key", "keys") +
+      ") and put the database in place");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema& schema,
@@ -133,7 +157,12 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
                              Count(spills.size(), "spill directory", "spill directories") +
                              " left by killed runs");
   }
-  const std::string build_dir = db.dir + "/.dirload-build";
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<mdb::MdbCompleteEntries> complete,
+                           mdb::ReadMdbCompleteEntries(db.dir));
+  if (complete && !std::filesystem::exists(db.dir + "/data.mdb")) {
+    DIRLOAD_RETURN_IF_ERROR(FinishMdbLoad(db, schema, run, *complete, &report));
+  }
+  const std::string build_dir = mdb::MdbBuildDirPath(db.dir);
   std::error_code ec;
   if (std::filesystem::exists(build_dir, ec)) {
     std::filesystem::remove_all(build_dir, ec);
@@ -144,6 +173,12 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
     report.actions.push_back(
         "removed the unfinished build of slapd's format left by a load or an index rebuild that "
         "stopped (the database itself was not changed by it)");
+    if (complete) {
+      report.actions.push_back(
+          "the load's entries were complete, but " + db.dir +
+          " holds a database of its own since (slapd creates one when it starts on an empty "
+          "directory), which is never replaced: load again");
+    }
   }
 
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(db.dir));

@@ -434,6 +434,48 @@ TEST_CASE("a first load killed in phase 2 keeps its entries: recover finishes th
     CHECK(Count(found.out) == 1);
     CHECK_MESSAGE(found.err.find("stale") == std::string::npos, found.err);
   }
+  {
+    // slapd's format: built aside, its entries recorded complete once
+    // phase 1 is synced. Killed at the last sync (every index written,
+    // nothing put in place), the load is finished by recover.
+    const std::string clean = t.File("clean-mdb");
+    const std::string want = LoadBase(clean, kMdb, base);
+    const std::string dir = t.File("db-mdb");
+    ::setenv("DIRLOAD_FAULT_INJECT", "exit:sync:1", 1);
+    RunResult killed = Add(dir, kMdb, base, kIndexes);
+    ::unsetenv("DIRLOAD_FAULT_INJECT");
+    REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
+    CHECK_FALSE(fs::exists(dir + "/data.mdb"));
+    // A new load would throw the entries away: refused, naming recover.
+    RunResult again = Add(dir, kMdb, base, kIndexes);
+    CHECK_MESSAGE(again.exit_code == 3, again.Describe());
+    CHECK_MESSAGE(again.err.find("'dirload recover'") != std::string::npos, again.err);
+    // No configuration given: the lines the load recorded are built.
+    RunResult recovered = RunDirload(Recover(dir));
+    CHECK_MESSAGE(recovered.exit_code == 0, recovered.Describe());
+    CHECK_MESSAGE(recovered.out.find("kept the entries of the interrupted load into slapd's") !=
+                      std::string::npos,
+                  recovered.out);
+    CHECK_FALSE(fs::exists(dir + "/.dirload-build"));
+    // The same entries, in the same order, and indexed searches find them.
+    auto dns = [](const std::string& ldif_text) {
+      std::vector<std::string> out;
+      for (size_t p = 0; (p = ldif_text.find("\ndn: ", p)) != std::string::npos; ++p) {
+        out.push_back(ldif_text.substr(p + 1, ldif_text.find('\n', p + 1) - p - 1));
+      }
+      return out;
+    };
+    CHECK(dns("\n" + Cat(dir).out) == dns("\n" + want));
+    std::vector<std::string> search = {"search", "--db", dir, "-b", kSuffix, "--explain"};
+    search.insert(search.end(), kIndexes.begin(), kIndexes.end());
+    search.push_back("(uid=" + uid + ")");
+    RunResult found = RunDirload(search);
+    CHECK_MESSAGE(found.exit_code == 0, found.Describe());
+    CHECK(Count(found.out) == 1);
+    CHECK_MESSAGE(found.err.find("scan:") == std::string::npos, found.err);
+    RunResult second = RunDirload(Recover(dir));
+    CHECK_MESSAGE(second.out.find("nothing") != std::string::npos, second.Describe());
+  }
 }
 #endif  // DIRLOAD_FAULT_INJECTION
 

@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "lib/util/file.h"
@@ -21,10 +23,38 @@ Status ErrnoError(const std::string& what) {
   return StorageError(what, std::error_code(errno, std::generic_category()));
 }
 
+// The record of complete entries, in the build directory: "entries N", then
+// one "index LINE" per index, one per line.
+constexpr char kCompleteName[] = "entries-complete";
+constexpr char kCompleteHeader[] = "dirload build: entries complete";
+
 }  // namespace
 
 std::string MdbBuildDirPath(const std::string& dir) {
   return (fs::path(dir) / ".dirload-build").string();
+}
+
+Result<std::optional<MdbCompleteEntries>> ReadMdbCompleteEntries(const std::string& dir) {
+  const fs::path record = fs::path(MdbBuildDirPath(dir)) / kCompleteName;
+  std::error_code ec;
+  if (!fs::exists(record, ec) || !fs::exists(fs::path(MdbBuildDirPath(dir)) / "data.mdb", ec)) {
+    return std::optional<MdbCompleteEntries>();
+  }
+  std::ifstream in(record);
+  std::string line;
+  if (!std::getline(in, line) || line != kCompleteHeader) {
+    return Status::Corruption(record.string() + ": not a record of complete entries")
+        .WithOrigin(ErrorOrigin::kDatabase);
+  }
+  MdbCompleteEntries what;
+  while (std::getline(in, line)) {
+    if (line.rfind("entries ", 0) == 0) {
+      what.entries = std::strtoull(line.c_str() + 8, nullptr, 10);
+    } else if (line.rfind("index ", 0) == 0) {
+      what.index_lines.push_back(line.substr(6));
+    }
+  }
+  return std::optional<MdbCompleteEntries>(std::move(what));
 }
 
 Result<std::unique_ptr<MdbBuildDir>> MdbBuildDir::Create(const std::string& dir,
@@ -44,6 +74,35 @@ Result<std::unique_ptr<MdbBuildDir>> MdbBuildDir::Create(const std::string& dir,
                                                  /*sync=*/false));
   }
   return build;
+}
+
+Result<std::unique_ptr<MdbBuildDir>> MdbBuildDir::Resume(const std::string& dir) {
+  std::unique_ptr<MdbBuildDir> build(new MdbBuildDir(dir, MdbBuildDirPath(dir)));
+  std::error_code ec;
+  if (!fs::exists(fs::path(build->path_) / "data.mdb", ec)) {
+    return Status::NotFound(build->path_ + " holds no build").WithOrigin(ErrorOrigin::kDatabase);
+  }
+  build->keep_on_failure_ = true;
+  return build;
+}
+
+Status MdbBuildDir::MarkEntriesComplete(const MdbCompleteEntries& what) {
+  DIRLOAD_RETURN_IF_ERROR(
+      SyncPath((fs::path(path_) / "data.mdb").string()).WithOrigin(ErrorOrigin::kStorage));
+  std::ostringstream text;
+  text << kCompleteHeader << "\nentries " << what.entries << "\n";
+  for (const std::string& l : what.index_lines) text << "index " << l << "\n";
+  const std::string record = (fs::path(path_) / kCompleteName).string();
+  const std::string temp = record + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << text.str();
+    out.close();
+    if (!out) return ErrnoError("write " + temp);
+  }
+  DIRLOAD_RETURN_IF_ERROR(SyncPath(temp).WithOrigin(ErrorOrigin::kStorage));
+  if (::rename(temp.c_str(), record.c_str()) != 0) return ErrnoError("rename " + temp);
+  return SyncPath(path_).WithOrigin(ErrorOrigin::kStorage);
 }
 
 Status MdbBuildDir::Install() {
@@ -68,7 +127,7 @@ Status MdbBuildDir::Install() {
 }
 
 MdbBuildDir::~MdbBuildDir() {
-  if (installed_) return;
+  if (installed_ || keep_on_failure_) return;
   std::error_code ec;
   fs::remove_all(path_, ec);
 }

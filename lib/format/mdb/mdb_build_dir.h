@@ -16,7 +16,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/util/status.h"
 
@@ -25,6 +27,19 @@ namespace dirload::mdb {
 // DIR/.dirload-build, whether or not it exists.
 std::string MdbBuildDirPath(const std::string& dir);
 
+// A first load whose phase 1 finished: its entries (id2e, ad2i, dn2i) are
+// complete and synced in the build directory, and only its indexes and
+// the install were left. Work that can be kept is not thrown away: `dirload
+// recover` finishes it.
+struct MdbCompleteEntries {
+  uint64_t entries = 0;
+  std::vector<std::string> index_lines;  // canonical, as the load had them
+};
+
+// What DIR's build directory says of itself: nullopt when there is none or
+// it holds no complete entries. Errors: a record that cannot be read.
+Result<std::optional<MdbCompleteEntries>> ReadMdbCompleteEntries(const std::string& dir);
+
 class MdbBuildDir {
  public:
   // Creates DIR (when missing) and an empty build directory, removing what
@@ -32,11 +47,19 @@ class MdbBuildDir {
   // into it (not synced: the build's own last sync writes it out).
   // Errors: kStorage.
   static Result<std::unique_ptr<MdbBuildDir>> Create(const std::string& dir, bool copy_existing);
+  // The build directory a killed load left with complete entries, to
+  // finish. Unlike a new one, it is kept when the work fails again.
+  static Result<std::unique_ptr<MdbBuildDir>> Resume(const std::string& dir);
   ~MdbBuildDir();  // removes the build directory unless installed
   MdbBuildDir(const MdbBuildDir&) = delete;
   MdbBuildDir& operator=(const MdbBuildDir&) = delete;
 
   const std::string& path() const { return path_; }
+
+  // Records that the entries in the build are complete (`what`), once the
+  // built data.mdb is synced: syncs it (fsync, which also writes pages
+  // written through a map), then writes the record, synced.
+  Status MarkEntriesComplete(const MdbCompleteEntries& what);
 
   // Moves the built data.mdb, which the caller has closed and synced, over
   // DIR/data.mdb: it takes DIR's owner and group, and the mode the file it
@@ -49,6 +72,7 @@ class MdbBuildDir {
   MdbBuildDir(std::string dir, std::string path) : dir_(std::move(dir)), path_(std::move(path)) {}
   std::string dir_, path_;
   bool installed_ = false;
+  bool keep_on_failure_ = false;
 };
 
 }  // namespace dirload::mdb

@@ -106,4 +106,37 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
   return built;
 }
 
+Result<mdb::MdbIndexStats> FinishMdbBuild(const std::string& dir, uint64_t map_size,
+                                          const Schema& schema, uint64_t entries,
+                                          const std::vector<IndexSpec>& specs,
+                                          const mdb::MdbIndexOptions& options) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbBuildDir> build, mdb::MdbBuildDir::Resume(dir));
+  mdb::MdbEnvOptions wo;
+  wo.map_size = map_size != 0 ? map_size : uint64_t{64} << 30;
+  wo.quick = true;
+  wo.write_map = true;
+  for (const IndexSpec& spec : specs) wo.index_names.emplace_back(spec.name());
+  mdb::MdbIndexStats built;
+  {
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> env,
+                             mdb::MdbEnv::Open(build->path(), wo));
+    {
+      DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, env->Begin(false));
+      mdb::MdbDbStat stat;
+      DIRLOAD_RETURN_IF_ERROR(txn.Stat(env->id2e(), &stat));
+      if (stat.entries != entries) {
+        return Status::Corruption(build->path() + ": id2e holds " + std::to_string(stat.entries) +
+                                  " entries where the load recorded " + std::to_string(entries))
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
+    }
+    mdb::MdbIndexOptions o = options;
+    o.rebuild = true;  // what phase 2 wrote before it stopped is rewritten
+    o.sync = true;
+    DIRLOAD_ASSIGN_OR_RETURN(built, mdb::MdbIndexBuilder::Build(*env, schema, specs, o));
+  }
+  DIRLOAD_RETURN_IF_ERROR(build->Install());
+  return built;
+}
+
 }  // namespace dirload

@@ -47,4 +47,16 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
                                               const Schema& schema, const MdbIndexPlan& plan,
                                               const mdb::MdbIndexOptions& options);
 
+// Finishes a first load that was killed in phase 2 with its entries
+// complete (mdb_build_dir.h, ReadMdbCompleteEntries): checks that id2e in
+// the build holds the `entries` recorded, builds `specs` there as phase 2
+// does, and installs the build. The caller holds the environment and has
+// made sure DIR holds no data.mdb. On failure the build is kept, to try
+// again. Errors: a build whose entries are not those recorded (kDatabase),
+// the engine's (kStorage).
+Result<mdb::MdbIndexStats> FinishMdbBuild(const std::string& dir, uint64_t map_size,
+                                          const Schema& schema, uint64_t entries,
+                                          const std::vector<IndexSpec>& specs,
+                                          const mdb::MdbIndexOptions& options);
+
 }  // namespace dirload

@@ -1,6 +1,7 @@
 #include "lib/format/mdb/mdb_staged_load.h"
 
 #include <filesystem>
+#include <optional>
 
 #include "lib/format/mdb/mdb_env.h"
 
@@ -34,7 +35,16 @@ Status MdbStagedLoad::FinishEntries() {
   // Install syncs once, for both phases; starting the writes now overlaps
   // them with phase 2 instead of waiting for them here or there.
   mdb::MdbEnv* env = &writer_->env();
-  writeback_ = std::thread([env] { env->StartWriteback(); });
+  std::optional<mdb::MdbCompleteEntries> complete;
+  if (!appending_ && !options_.index_lines.empty()) {
+    complete = mdb::MdbCompleteEntries{writer_->entries_added(), options_.index_lines};
+  }
+  writeback_ = std::thread([this, env, complete] {
+    env->StartWriteback();
+    // Not through env->Sync(): phase 2 runs meanwhile on the caller's
+    // thread, and the caller's syncs stay in their order.
+    if (complete) marked_ = build_->MarkEntriesComplete(*complete);
+  });
   return Status::Ok();
 }
 
@@ -48,6 +58,7 @@ Result<mdb::MdbIndexStats> MdbStagedLoad::BuildIndexes(const std::vector<IndexSp
 
 Status MdbStagedLoad::Install() {
   if (writeback_.joinable()) writeback_.join();
+  DIRLOAD_RETURN_IF_ERROR(marked_);
   DIRLOAD_RETURN_IF_ERROR(writer_->env().Sync());
   sink_.reset();
   writer_.reset();

@@ -30,6 +30,10 @@ struct MdbStagedLoadOptions {
   mdb::MdbWriterOptions writer;  // map size, quick, index names
   mdb::MdbIndexOptions index;    // key options, memory, temp dir
   std::string suffix;
+  // The indexes phase 2 builds, as canonical lines: recorded once phase 1
+  // of a first load is complete, so that `dirload recover` can finish a
+  // load killed in phase 2 instead of throwing its entries away.
+  std::vector<std::string> index_lines;
 };
 
 class MdbStagedLoad {
@@ -47,7 +51,9 @@ class MdbStagedLoad {
   const std::string& build_dir() const { return build_->path(); }
 
   // After the loader's Run: writes what waited and dn2i, and starts writing
-  // the pages out in the background (Install waits for them).
+  // the pages out in the background (Install waits for them); a first load
+  // with indexes to build then records its entries complete
+  // (MdbBuildDir::MarkEntriesComplete), still in the background.
   Status FinishEntries();
   // Phase 2: the index databases of `specs` (all of them: the new entries'
   // keys and the old ones' are rebuilt together on append).
@@ -65,8 +71,10 @@ class MdbStagedLoad {
   bool appending_ = false;
   std::unique_ptr<mdb::MdbLoadWriter> writer_;
   std::unique_ptr<MdbSink> sink_;
-  // Phase 1's pages go to disk while phase 2 runs.
+  // Phase 1's pages go to disk while phase 2 runs; what recording them
+  // complete gave, read once the thread is joined.
   std::thread writeback_;
+  Status marked_;
 };
 
 }  // namespace dirload
