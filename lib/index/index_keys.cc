@@ -121,16 +121,10 @@ Result<std::vector<std::string>> ApproxAssertionKeys(const Schema& schema,
   std::string normalized;
   DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, index_type, value, &normalized));
   std::vector<std::string> codes;
-  DIRLOAD_RETURN_IF_ERROR(ApproxIndexCodes(normalized, &codes));
+  DIRLOAD_RETURN_IF_ERROR(ApproxLookupCodes(normalized, &codes));
   KeyList keys;
   for (const std::string& code : codes) keys.Add(kApproxKeyTag, code);
-  std::vector<std::string> out = keys.ToVector();
-  // Keep the words' order (the explanation reads as the assertion does).
-  std::vector<std::string> unique;
-  for (std::string& k : out) {
-    if (std::find(unique.begin(), unique.end(), k) == unique.end()) unique.push_back(std::move(k));
-  }
-  return unique;
+  return keys.ToVector();
 }
 
 bool UnicodeSubstrings(const AttributeType& type) {

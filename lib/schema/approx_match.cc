@@ -1,5 +1,6 @@
 #include "lib/schema/approx_match.h"
 
+#include <algorithm>
 #include <array>
 
 #include "lib/schema/lunicode.h"
@@ -217,6 +218,15 @@ Status ApproxAssertionCodes(std::string_view normalized, std::vector<std::string
 
 Status ApproxIndexCodes(std::string_view normalized, std::vector<std::string>* codes) {
   return SplitCodes(normalized, false, false, codes);
+}
+
+Status ApproxLookupCodes(std::string_view normalized, std::vector<std::string>* codes) {
+  DIRLOAD_RETURN_IF_ERROR(SplitCodes(normalized, false, false, codes));
+  for (size_t i = codes->size(); i-- > 1;) {
+    const auto at = codes->begin() + static_cast<std::ptrdiff_t>(i);
+    if (std::find(codes->begin(), at, *at) != at) codes->erase(at);
+  }
+  return Status::Ok();
 }
 
 bool ApproxCodesMatch(const std::vector<std::string>& value,

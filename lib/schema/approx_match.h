@@ -67,6 +67,11 @@ Status ApproxAssertionCodes(std::string_view normalized, std::vector<std::string
 // words, in order, repeats kept.
 Status ApproxIndexCodes(std::string_view normalized, std::vector<std::string>* codes);
 
+// The codes an index lookup reads for a normalised assertion (approxFilter's
+// keys that an index can hold): its words' non-empty codes, each once, in
+// order.
+Status ApproxLookupCodes(std::string_view normalized, std::vector<std::string>* codes);
+
 // approxMatch: whether a value with word codes `value` matches an assertion
 // with word codes `assertion` (as the two functions above make them).
 bool ApproxCodesMatch(const std::vector<std::string>& value,

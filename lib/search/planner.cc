@@ -85,20 +85,19 @@ Result<Candidates> Planner::PlanApprox(const Filter& f, const AttributeType* typ
     plan->how = "not indexed: no word of the assertion has a phonetic code";
     return Candidates::All();
   }
-  // Every word of a matching value's assertion has its code among the
-  // value's keys: the intersection holds every match.
-  std::vector<IdList> lists;
+  // Each word of the assertion has its code among a matching value's keys.
+  return ReadIntersection(table, *keys, plan);
+}
+
+Result<Candidates> Planner::ReadIntersection(const std::string& table,
+                                             const std::vector<std::string>& keys, PlanNode* plan) {
   plan->how = table;
-  for (const std::string& key : *keys) {
-    plan->how += (lists.empty() ? " " : " & ") + DescribeKey(key);
-    DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(table, key, plan));
-    const bool none = ids.empty();
-    lists.push_back(std::move(ids));
-    if (none) break;  // the intersection is empty already
-  }
-  std::vector<const IdList*> ptrs;
-  for (const IdList& l : lists) ptrs.push_back(&l);
-  return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+  bool first = true;
+  return IntersectKeyLists(keys, [&](const std::string& key) {
+    plan->how += (first ? " " : " & ") + DescribeKey(key);
+    first = false;
+    return Read(table, key, plan);
+  });
 }
 
 Result<IdList> Planner::Read(const std::string& table, const std::string& key, PlanNode* plan) {
@@ -196,6 +195,19 @@ Result<Candidates> PlanFilterTree(const Filter& f, PlanNode* plan, const PlanIte
   plan->all = result->all;
   plan->ids = result->all ? 0 : result->ids.size();
   return result;
+}
+
+Result<Candidates> IntersectKeyLists(const std::vector<std::string>& keys, const KeyReadFn& read) {
+  std::vector<IdList> lists;
+  for (const std::string& key : keys) {
+    DIRLOAD_ASSIGN_OR_RETURN(IdList ids, read(key));
+    const bool none = ids.empty();
+    lists.push_back(std::move(ids));
+    if (none) break;
+  }
+  std::vector<const IdList*> ptrs;
+  for (const IdList& l : lists) ptrs.push_back(&l);
+  return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
 }
 
 bool SubtypesShareRule(const Schema& schema, const AttributeType* type, FilterKind kind,
@@ -327,18 +339,7 @@ Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
         plan->how = "not indexed: no fragment long enough for " + table;
         return Candidates::All();
       }
-      std::vector<IdList> lists;
-      plan->how = table;
-      for (const std::string& key : *keys) {
-        plan->how += (lists.empty() ? " " : " & ") + DescribeKey(key);
-        DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(table, key, plan));
-        const bool none = ids.empty();
-        lists.push_back(std::move(ids));
-        if (none) break;  // the intersection is empty already
-      }
-      std::vector<const IdList*> ptrs;
-      for (const IdList& l : lists) ptrs.push_back(&l);
-      return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+      return ReadIntersection(table, *keys, plan);
     }
     default:
       plan->how = "not indexed";

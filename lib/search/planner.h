@@ -105,6 +105,13 @@ struct ItemIndex {
 ItemIndex FindItemIndex(const Schema& schema, const IndexConfig& indexes, const Filter& item,
                         PlanNode* plan);
 
+// The intersection of the ID lists of `keys` (not empty), each read by
+// `read` in order; reading stops at the first empty list, which empties the
+// intersection anyway. Substring and approx items use it: every matching
+// value has all of the assertion's keys.
+using KeyReadFn = std::function<Result<IdList>(const std::string& key)>;
+Result<Candidates> IntersectKeyLists(const std::vector<std::string>& keys, const KeyReadFn& read);
+
 // True when every subtype of `type` (itself included) that has a rule of
 // kind `kind` has `rule`: only then may an index made with `rule` answer
 // for `type`.
@@ -131,6 +138,9 @@ class Planner {
  private:
   Result<Candidates> PlanApprox(const Filter& f, const AttributeType* type, const IndexSpec& spec,
                                 PlanNode* plan);
+  // IntersectKeyLists over `table`, plan->how naming the keys.
+  Result<Candidates> ReadIntersection(const std::string& table,
+                                      const std::vector<std::string>& keys, PlanNode* plan);
   Result<IdList> Read(const std::string& table, const std::string& key, PlanNode* plan);
   const Schema& schema_;
   const IndexConfig& indexes_;

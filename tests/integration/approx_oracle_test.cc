@@ -12,7 +12,6 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,14 +21,11 @@
 #include "tests/integration/slapd_server.h"
 #include "tests/support/mdb_dump.h"
 #include "tests/support/openldap.h"
-#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
 
-namespace fs = std::filesystem;
-using testing::FirstDifference;
 using testing::LowerCaseDns;
 using testing::LowerCaseLines;
 using testing::MdbDatabases;
@@ -37,7 +33,6 @@ using testing::MdbDump;
 using testing::ProcessResult;
 using testing::RunDirload;
 using testing::Slapd;
-using testing::SlapdConf;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
@@ -199,26 +194,8 @@ std::string Generate() {
   return o;
 }
 
-struct Db {
-  std::string dir, conf;
-};
-
-Db MakeDb(const TempDir& tmp, const std::string& name, const std::string& schema) {
-  Db db{tmp.File(name), ""};
-  fs::create_directory(db.dir);
-  db.conf = SlapdConf()
-                .LoadBackMdb()
-                .Include(testing::kExampleSchemas)
-                .Line("include " + schema)
-                .Line("sizelimit unlimited")
-                .Database("mdb")
-                .Suffix(kSuffix)
-                .RootDn(testing::kExampleRootDn)
-                .Directory(db.dir)
-                .MaxSize(268435456)
-                .Indexes(kIndexes)
-                .Write(tmp, name + ".conf");
-  return db;
+testing::OracleDb MakeDb(const TempDir& tmp, const std::string& name, const std::string& schema) {
+  return testing::MakeOracleDb(tmp, name, schema, kIndexes, 268435456);
 }
 
 // The sample of spellings: names and words as stored, respelled, reordered,
@@ -287,7 +264,7 @@ TEST_CASE("approx oracle: indexes byte for byte as slapadd's, ~= answers as slap
 
   // slapadd once for the operational attributes, then every load reads
   // the same export, so that every byte can match.
-  Db first = MakeDb(tmp, "first", schema);
+  testing::OracleDb first = MakeDb(tmp, "first", schema);
   ProcessResult r =
       testing::RunSlapadd({"-q", "-f", first.conf, "-l", tmp.Write("in.ldif", Generate())}, 120);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
@@ -295,9 +272,9 @@ TEST_CASE("approx oracle: indexes byte for byte as slapadd's, ~= answers as slap
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   const std::string exported = tmp.Write("export.ldif", r.out);
 
-  Db theirs = MakeDb(tmp, "theirs", schema);
-  Db mine = MakeDb(tmp, "mine", schema);
-  Db native = MakeDb(tmp, "native", schema);
+  testing::OracleDb theirs = MakeDb(tmp, "theirs", schema);
+  testing::OracleDb mine = MakeDb(tmp, "mine", schema);
+  testing::OracleDb native = MakeDb(tmp, "native", schema);
   r = testing::RunSlapadd({"-q", "-f", theirs.conf, "-l", exported}, 120);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   r = RunDirload({"add", "--format", "mdb", "-f", mine.conf, "-l", exported, "--progress", "never"},
@@ -309,20 +286,8 @@ TEST_CASE("approx oracle: indexes byte for byte as slapadd's, ~= answers as slap
 
   {
     INFO("every sub-database, as mdb_dump prints it");
-    const std::vector<std::string> dbs = MdbDatabases(theirs.dir);
-    CHECK(MdbDatabases(mine.dir) == dbs);
-    CHECK(dbs.size() == 4 + kIndexes.size());
-    for (const std::string& name : dbs) {
-      CAPTURE(name);
-      std::string a = MdbDump(mine.dir, name), b = MdbDump(theirs.dir, name);
-      if (name == "id2e") {
-        size_t dirty = 0;
-        a = testing::MaskId2ePadding(a, &dirty);
-        CHECK(dirty == 0);
-        b = testing::MaskId2ePadding(b, &dirty);
-      }
-      CHECK(FirstDifference(a, b) == "");
-    }
+    CHECK(MdbDatabases(theirs.dir).size() == 4 + kIndexes.size());
+    CHECK(testing::SubDatabaseDifferences(mine.dir, theirs.dir) == "");
     // The approx keys are there: "SM0" (smith) under cn, name and testApprox.
     for (const char* name : {"cn", "name", "testApprox"}) {
       CAPTURE(name);
@@ -332,7 +297,7 @@ TEST_CASE("approx oracle: indexes byte for byte as slapadd's, ~= answers as slap
 
   {
     INFO("the approx index answers ~= on both formats");
-    for (const Db* db : {&mine, &native}) {
+    for (const testing::OracleDb* db : {&mine, &native}) {
       CAPTURE(db->dir);
       r = RunDirload({"search", "-f", db->conf, "-b", kPeople, "--dn", "--explain", "(cn~=smyth)"},
                      60);
@@ -369,7 +334,7 @@ TEST_CASE("approx oracle: indexes byte for byte as slapadd's, ~= answers as slap
     REQUIRE(answer.exit_code == 0);
     const std::set<std::string> want = LowerCaseDns(answer.entries);
     nonempty += !want.empty();
-    for (const Db* db : {&mine, &native}) {
+    for (const testing::OracleDb* db : {&mine, &native}) {
       CAPTURE(db->dir);
       r = RunDirload({"search", "-f", db->conf, "-b", kPeople, "-s", "sub", "--dn", f}, 60);
       REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::testing {
@@ -54,6 +56,24 @@ std::set<std::string> LowerCaseLines(const std::string& text) {
     p = e + 1;
   }
   return out;
+}
+
+OracleDb MakeOracleDb(const TempDir& tmp, const std::string& name, const std::string& extra_schema,
+                      const std::vector<std::string>& indexes, uint64_t max_size) {
+  OracleDb db{tmp.File(name), ""};
+  std::filesystem::create_directory(db.dir);
+  SlapdConf conf;
+  conf.LoadBackMdb().Include(kExampleSchemas);
+  if (!extra_schema.empty()) conf.Line("include " + extra_schema);
+  db.conf = conf.Line("sizelimit unlimited")
+                .Database("mdb")
+                .Suffix(kExampleSuffix)
+                .RootDn(kExampleRootDn)
+                .Directory(db.dir)
+                .MaxSize(max_size)
+                .Indexes(indexes)
+                .Write(tmp, name + ".conf");
+  return db;
 }
 
 void SleepSeconds(double s) {

@@ -101,16 +101,8 @@ class MdbPlanner {
           return Candidates::All();
         }
         plan->how = "index " + name + " sub, " + std::to_string(keys->size()) + " keys";
-        std::vector<IdList> lists;
-        for (const std::string& key : *keys) {
-          DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(*spec, key, plan));
-          const bool none = ids.empty();
-          lists.push_back(std::move(ids));
-          if (none) break;  // the intersection is empty already
-        }
-        std::vector<const IdList*> ptrs;
-        for (const IdList& l : lists) ptrs.push_back(&l);
-        return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+        return IntersectKeyLists(*keys,
+                                 [&](const std::string& key) { return Read(*spec, key, plan); });
       }
       default:
         plan->how = "not indexed";
@@ -139,32 +131,21 @@ class MdbPlanner {
     std::string normalized;
     std::vector<std::string> keys;
     if (!NormalizeEquality(schema_, *spec.type, f.value, &normalized).ok() ||
-        !ApproxIndexCodes(normalized, &keys).ok()) {
+        !ApproxLookupCodes(normalized, &keys).ok()) {
       plan->how = "not indexed: the assertion cannot be normalized";
       return Candidates::All();
-    }
-    for (size_t i = keys.size(); i-- > 1;) {
-      if (std::find(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(i), keys[i]) !=
-          keys.begin() + static_cast<std::ptrdiff_t>(i)) {
-        keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
-      }
     }
     if (keys.empty()) {
       plan->how = "not indexed: no word of the assertion has a phonetic code";
       return Candidates::All();
     }
     plan->how = "index " + name + " approx";
-    std::vector<IdList> lists;
-    for (const std::string& key : keys) {
-      plan->how += (lists.empty() ? " " : " & ") + key;
-      DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(spec, key, plan));
-      const bool none = ids.empty();
-      lists.push_back(std::move(ids));
-      if (none) break;  // the intersection is empty already
-    }
-    std::vector<const IdList*> ptrs;
-    for (const IdList& l : lists) ptrs.push_back(&l);
-    return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+    bool first = true;
+    return IntersectKeyLists(keys, [&](const std::string& key) {
+      plan->how += (first ? " " : " & ") + key;
+      first = false;
+      return Read(spec, key, plan);
+    });
   }
 
   // The IDs under `key` in the index database of `spec`; a range {0, lo, hi}

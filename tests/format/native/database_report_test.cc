@@ -133,6 +133,19 @@ std::unique_ptr<Store> Open(Backend backend, const std::string& dir, bool create
   return std::move(s).value();
 }
 
+// Loads `ldif` (phase 1) into the empty `store`; REQUIREs every entry.
+void LoadEntries(Store* store, const std::string& ldif, uint64_t entries) {
+  EntryChecker checker(&testing::BuiltinSchema(), true);
+  LoadOptions lo;
+  lo.suffix = kSuffix;
+  NativeSink sink(store, NativeSinkOptions{});
+  Loader loader(lo, &sink, &checker, nullptr, nullptr);
+  ldif::Reader reader(ldif::MemoryByteSource(ldif, "people.ldif"));
+  Result<LoadSummary> loaded = loader.Run(&reader);
+  REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());
+  REQUIRE(loaded->entries_loaded == entries);
+}
+
 void WriteReadyMeta(Store* store, uint64_t entries) {
   DatabaseMeta meta;
   meta.state = DatabaseState::kReady;
@@ -353,15 +366,7 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
       std::string dir = t.File("db");
       {
         std::unique_ptr<Store> store = Open(backend, dir, /*create=*/true);
-        EntryChecker checker(&testing::BuiltinSchema(), true);
-        LoadOptions lo;
-        lo.suffix = kSuffix;
-        NativeSink sink(store.get(), NativeSinkOptions{});
-        Loader loader(lo, &sink, &checker, nullptr, nullptr);
-        ldif::Reader reader(ldif::MemoryByteSource(ldif, "people.ldif"));
-        Result<LoadSummary> loaded = loader.Run(&reader);
-        REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());
-        REQUIRE(loaded->entries_loaded == 42);
+        LoadEntries(store.get(), ldif, 42);
         Result<IndexConfig> config = IndexConfig::Parse(
             testing::BuiltinSchema(), {{"sn pres,eq", "test:1"}, {"cn eq,sub", "test:2"}});
         REQUIRE(config.ok());
@@ -406,14 +411,7 @@ TEST_CASE("approx indexes: phonetic keys, reported as approx; one built before t
   REQUIRE(config.ok());
   {
     std::unique_ptr<Store> store = Open(Backend::kLmdb, dir, /*create=*/true);
-    EntryChecker checker(&testing::BuiltinSchema(), true);
-    LoadOptions lo;
-    lo.suffix = kSuffix;
-    NativeSink sink(store.get(), NativeSinkOptions{});
-    Loader loader(lo, &sink, &checker, nullptr, nullptr);
-    ldif::Reader reader(ldif::MemoryByteSource(ldif, "people.ldif"));
-    Result<LoadSummary> loaded = loader.Run(&reader);
-    REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());
+    LoadEntries(store.get(), ldif, 4);
     NativeIndexer indexer(store.get(), &testing::BuiltinSchema(), &*config, nullptr);
     IndexRunOptions options;
     options.builder.tmpdir = t.path().string();
