@@ -21,6 +21,7 @@ CommandRunner RegisterRecover(CLI::App* app);
 CommandRunner RegisterSchemaCheck(CLI::App* app);
 CommandRunner RegisterSearch(CLI::App* app);
 CommandRunner RegisterStat(CLI::App* app);
+CommandRunner RegisterVerify(CLI::App* app);
 
 // The exit status for an error: its origin decides (configuration 2, input 1,
 // database refused 3, storage 4), its code where no layer marked an origin.

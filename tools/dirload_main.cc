@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   runners["schema-check"] = RegisterSchemaCheck(&app);
   runners["search"] = RegisterSearch(&app);
   runners["stat"] = RegisterStat(&app);
+  runners["verify"] = RegisterVerify(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -94,6 +94,8 @@ class Database {
     return reader_->Search(std::move(request), callback);
   }
   Result<DatabaseReport> Report() { return reader_->Report(); }
+  // A verification (kRead): verify_job.h.
+  Result<VerifyReport> Verify(const VerifyOptions& options);
 
   // Writing (kLoad, kDryRun): load_job.h.
   Result<std::unique_ptr<LoadJob>> BeginLoad(const LoadJobOptions& options);

@@ -5,7 +5,8 @@
 //
 // A FormatReader is one opened database seen by a reading command: its
 // attribute dictionary, its suffix, the indexes a search may trust, every
-// entry in ID order, a search, and a report of what it holds. Each format
+// entry in ID order, a search, a report of what it holds, and a
+// verification of its tables against each other. Each format
 // implements it in its own folder (native/, mdb/).
 //
 // Thread safety: one reader, one thread. Concurrent readers open one each.
@@ -20,6 +21,7 @@
 #include "lib/entry/entry_codec.h"
 #include "lib/format/database_report.h"
 #include "lib/format/format_detect.h"
+#include "lib/format/verify_report.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
 #include "lib/search/search.h"
@@ -84,6 +86,11 @@ class FormatReader {
   // What the database holds (entries, tables, indexes, the engine), in the
   // shape both formats fill (database_report.h).
   virtual Result<DatabaseReport> Report() = 0;
+  // `dirload verify` (verify_report.h): the entries, the DN tree and the
+  // configured indexes (native: the configuration in force, given else
+  // recorded) checked against each other. What is wrong goes into the
+  // report; errors are the engine's and the request's.
+  virtual Result<VerifyReport> Verify(const VerifyOptions& options) = 0;
 
  protected:
   // Splits the configuration in force into the indexes a search may use and

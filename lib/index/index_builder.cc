@@ -237,6 +237,20 @@ class IndexBuilderImpl final : public IndexBuilder {
     DIRLOAD_RETURN_IF_ERROR(status_);
     if (finished_) return Fail(Status::InvalidArgument("index builder finished twice"));
     finished_ = true;
+    if (options_.lists) {
+      if (method_ != IndexMethod::kSort || options_.drop_existing) {
+        return Fail(Status::InvalidArgument("lists handed out need the sort method, no drop"));
+      }
+      if (threaded_) {
+        DIRLOAD_RETURN_IF_ERROR(Fail(FinishWorkers()));
+        for (const auto& w : workers_) DIRLOAD_RETURN_IF_ERROR(Fail(HandOut(&w->grouping)));
+      } else {
+        DIRLOAD_RETURN_IF_ERROR(Fail(EndInput(&main_)));
+        DIRLOAD_RETURN_IF_ERROR(Fail(HandOut(&main_)));
+      }
+      temp_dir_.reset();
+      return Status::Ok();
+    }
     if (threaded_) {
       DIRLOAD_RETURN_IF_ERROR(Fail(FinishWorkers()));
       if (options_.drop_existing) {
@@ -668,6 +682,13 @@ class IndexBuilderImpl final : public IndexBuilder {
   // when nothing was spilled, else by merging the runs.
   Status WriteOut(Grouping* g) {
     return g->runs.empty() ? DrainToAppenders(&g->cache) : MergeToAppenders(g->runs);
+  }
+
+  // After EndInput: the grouping's lists to options_.lists, from the cache
+  // when nothing was spilled, else by merging the runs.
+  Status HandOut(Grouping* g) {
+    if (g->runs.empty()) return g->cache.Drain(options_.lists);
+    return MergeRuns(g->runs, MergeBuffer(g->runs.size()), options_.lists);
   }
 
   // Writes what the grouping's cache holds as its next run. Called by one

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -73,6 +74,12 @@ struct BuilderOptions {
   // values the calling thread only copies. 1 does everything on the calling
   // thread.
   unsigned threads = 2;
+  // kSort: the lists go here instead of into the tables (a verification
+  // compares them with what the tables hold): each spec's lists together,
+  // keys in bytewise order, IDs ascending, from Finish on the calling
+  // thread. The store is then neither written nor committed, and
+  // drop_existing must be false.
+  std::function<Status(uint32_t spec, std::string_view key, std::span<const EntryId> ids)> lists;
 };
 
 // An index build as a command asks for it, whichever the format.

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/store/lmdb_error.h"
@@ -320,6 +322,92 @@ Status MdbTxn::Scan(MdbDb db, const std::function<Status(std::string_view, std::
   }
   mdb_cursor_close(c);
   if (!st.ok()) return st;
+  if (rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get");
+  return Status::Ok();
+}
+
+Result<MdbKeyCursor> MdbTxn::KeyCursor(MdbDb db) {
+  MDB_cursor* c = nullptr;
+  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  return MdbKeyCursor(env_, c);
+}
+
+MdbKeyCursor::MdbKeyCursor(MdbKeyCursor&& other) noexcept
+    : env_(other.env_),
+      cursor_(std::exchange(other.cursor_, nullptr)),
+      valid_(other.valid_),
+      key_(other.key_) {}
+
+MdbKeyCursor& MdbKeyCursor::operator=(MdbKeyCursor&& other) noexcept {
+  if (this != &other) {
+    if (cursor_ != nullptr) mdb_cursor_close(static_cast<MDB_cursor*>(cursor_));
+    env_ = other.env_;
+    cursor_ = std::exchange(other.cursor_, nullptr);
+    valid_ = other.valid_;
+    key_ = other.key_;
+  }
+  return *this;
+}
+
+MdbKeyCursor::~MdbKeyCursor() {
+  if (cursor_ != nullptr) mdb_cursor_close(static_cast<MDB_cursor*>(cursor_));
+}
+
+Status MdbKeyCursor::Position(int rc) {
+  valid_ = false;
+  if (rc == MDB_NOTFOUND) return Status::Ok();
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get");
+  MDB_val k, v;
+  rc = mdb_cursor_get(static_cast<MDB_cursor*>(cursor_), &k, &v, MDB_GET_CURRENT);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get");
+  key_ = View(k);
+  valid_ = true;
+  return Status::Ok();
+}
+
+Status MdbKeyCursor::First() {
+  MDB_val k, v;
+  return Position(mdb_cursor_get(static_cast<MDB_cursor*>(cursor_), &k, &v, MDB_FIRST));
+}
+
+Status MdbKeyCursor::NextKey() {
+  MDB_val k, v;
+  return Position(mdb_cursor_get(static_cast<MDB_cursor*>(cursor_), &k, &v, MDB_NEXT_NODUP));
+}
+
+Status MdbKeyCursor::ReadIds(std::vector<uint64_t>* ids) {
+  ids->clear();
+  auto* c = static_cast<MDB_cursor*>(cursor_);
+  auto append = [&](const MDB_val& v) {
+    const size_t n = v.mv_size / 8;
+    const size_t at = ids->size();
+    ids->resize(at + n);
+    std::memcpy(ids->data() + at, v.mv_data, n * 8);
+    if constexpr (std::endian::native != std::endian::little) {
+      for (size_t i = at; i < ids->size(); ++i) (*ids)[i] = __builtin_bswap64((*ids)[i]);
+    }
+  };
+  MDB_val k{0, nullptr}, v{0, nullptr};
+  // A key with one duplicate keeps it in its node, where GET_MULTIPLE sees
+  // none (and says so by success with nothing filled in): read it as is.
+  size_t count = 0;
+  int rc = mdb_cursor_count(c, &count);
+  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_count");
+  if (count == 1) {
+    rc = mdb_cursor_get(c, &k, &v, MDB_GET_CURRENT);
+    if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get");
+    append(v);
+    return Status::Ok();
+  }
+  // The cursor is on the key's first duplicate: GET_MULTIPLE gives the page
+  // of duplicates from there, NEXT_MULTIPLE the following pages.
+  rc = mdb_cursor_get(c, &k, &v, MDB_GET_MULTIPLE);
+  while (rc == 0) {
+    append(v);
+    v = MDB_val{0, nullptr};
+    rc = mdb_cursor_get(c, &k, &v, MDB_NEXT_MULTIPLE);
+  }
   if (rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get");
   return Status::Ok();
 }

@@ -84,6 +84,7 @@ struct MdbDbStat {
 };
 
 class MdbEnv;
+class MdbKeyCursor;
 
 // A transaction. Move-only; aborts in its destructor unless committed.
 class MdbTxn {
@@ -155,6 +156,9 @@ class MdbTxn {
   // status `fn` returns.
   Status ForEachDup(MdbDb db, std::string_view key,
                     const std::function<Status(std::string_view value)>& fn);
+  // DUPFIXED tables of 8-byte duplicates (the index databases): a cursor
+  // that walks them key by key, for merges against keys made elsewhere.
+  Result<MdbKeyCursor> KeyCursor(MdbDb db);
   // Removes every pair of `db`, keeping the sub-database.
   Status Drop(MdbDb db);
   // Removes `db` itself from the environment (mdb_drop with delete). Its
@@ -172,6 +176,37 @@ class MdbTxn {
   MdbTxn(const MdbEnv* env, void* txn) : env_(env), txn_(txn) {}
   const MdbEnv* env_ = nullptr;
   void* txn_ = nullptr;  // MDB_txn*
+};
+
+// MdbTxn::KeyCursor's cursor: each key of an index database in key order
+// with its duplicates read as 8-byte IDs a page at a time. Move-only; must
+// not outlive its transaction.
+class MdbKeyCursor {
+ public:
+  MdbKeyCursor(MdbKeyCursor&& other) noexcept;
+  MdbKeyCursor& operator=(MdbKeyCursor&& other) noexcept;
+  MdbKeyCursor(const MdbKeyCursor&) = delete;
+  MdbKeyCursor& operator=(const MdbKeyCursor&) = delete;
+  ~MdbKeyCursor();
+
+  // Positions on the first key; valid() is false when there is none.
+  Status First();
+  // Moves to the next key.
+  Status NextKey();
+  bool valid() const { return valid_; }
+  // REQUIRES: valid(). The view is valid until the cursor moves.
+  std::string_view key() const { return key_; }
+  // REQUIRES: valid(). The current key's duplicates, in their order, as IDs.
+  Status ReadIds(std::vector<uint64_t>* ids);
+
+ private:
+  friend class MdbTxn;
+  MdbKeyCursor(const MdbEnv* env, void* cursor) : env_(env), cursor_(cursor) {}
+  Status Position(int rc);
+  const MdbEnv* env_ = nullptr;
+  void* cursor_ = nullptr;  // MDB_cursor*
+  bool valid_ = false;
+  std::string_view key_;
 };
 
 class MdbEnv {

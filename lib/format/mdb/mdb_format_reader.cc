@@ -4,6 +4,7 @@
 
 #include "lib/format/mdb/mdb_report.h"
 #include "lib/format/mdb/mdb_search_source.h"
+#include "lib/format/mdb/mdb_verify.h"
 #include "lib/util/ascii.h"
 
 namespace dirload::mdb {
@@ -38,8 +39,7 @@ Status MdbFormatReader::SortIndexes(IndexConfig* usable, std::vector<std::string
          std::any_of(unfinished->begin(), unfinished->end(),
                      [&](const std::string& name) { return EqualsIgnoreCase(name, spec.name()); }));
     if (half) {
-      unusable->push_back(std::string(spec.name()) +
-                          ": its rebuild did not finish");
+      unusable->push_back(std::string(spec.name()) + ": its rebuild did not finish");
     } else {
       lines.push_back({IndexConfig::CanonicalLine(spec), spec.where});
     }
@@ -88,6 +88,16 @@ Result<SearchResult> MdbFormatReader::Search(SearchRequest request,
 
 Result<DatabaseReport> MdbFormatReader::Report() {
   return BuildMdbReport(dir_, has_suffix_ ? std::optional<std::string>(suffix_) : std::nullopt);
+}
+
+Result<VerifyReport> MdbFormatReader::Verify(const VerifyOptions& options) {
+  DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<IndexConfig> configured, context_.configured_indexes());
+  VerifyReport report;
+  DIRLOAD_RETURN_IF_ERROR(
+      VerifyMdbDatabase(reader_.get(), *schema, configured, keys_, options, &report));
+  report.dir = dir_;
+  return report;
 }
 
 }  // namespace dirload::mdb

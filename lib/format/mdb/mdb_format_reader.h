@@ -35,6 +35,7 @@ class MdbFormatReader final : public FormatReader {
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
   Result<DatabaseReport> Report() override;
+  Result<VerifyReport> Verify(const VerifyOptions& options) override;
 
  private:
   Status SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) override;

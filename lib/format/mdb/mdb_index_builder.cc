@@ -282,16 +282,19 @@ Status DrainSorted(Target& t, uint64_t* scratch, Fn&& fn) {
   return Status::Ok();
 }
 
-class KeyWriter {
+// The sink of Build: each key's IDs into its index database, committed
+// every `puts_per_txn` duplicates and at the end of each group.
+class KeyWriter final : public MdbKeySink {
  public:
-  KeyWriter(MdbEnv& env, uint32_t puts_per_txn, MdbIndexStats* stats)
-      : env_(env), puts_per_txn_(puts_per_txn), stats_(stats) {}
+  KeyWriter(MdbEnv& env, std::vector<MdbDb> dbs, uint32_t puts_per_txn, MdbIndexStats* stats)
+      : env_(env), dbs_(std::move(dbs)), puts_per_txn_(puts_per_txn), stats_(stats) {}
 
-  Status Put(MdbDb db, std::string_view key, std::span<const uint64_t> ids) {
+  Status Add(size_t index, std::string_view key, std::span<const uint64_t> ids) override {
     if (!txn_) {
       DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_.Begin(true));
       txn_.emplace(std::move(t));
     }
+    const MdbDb db = dbs_[index];
     stats_->ids += ids.size();
     stats_->keys += 1;
     // Duplicates are 8-byte little-endian IDs: on a little-endian machine
@@ -316,11 +319,15 @@ class KeyWriter {
     if (puts_ >= puts_per_txn_) return Commit();
     return Status::Ok();
   }
+  // A write transaction belongs to its thread: none outlives a group.
+  Status EndGroup() override { return Commit(); }
   // Drops the open transaction, if any; on the thread that made it.
-  void Abort() {
+  void AbortGroup() override {
     puts_ = 0;
     txn_.reset();
   }
+
+ private:
   Status Commit() {
     puts_ = 0;
     if (!txn_) return Status::Ok();
@@ -329,8 +336,8 @@ class KeyWriter {
     return st;
   }
 
- private:
   MdbEnv& env_;
+  std::vector<MdbDb> dbs_;
   uint32_t puts_per_txn_;
   MdbIndexStats* stats_;
   std::optional<MdbTxn> txn_;
@@ -448,42 +455,27 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
   return Status::Ok();
 }
 
-}  // namespace
+// What every scan of id2e needs: a key maker per index, and per ad2i
+// number the indexes its values go to.
+struct ScanPlan {
+  std::vector<Target> targets;
+  Routes routes;
+  uint64_t last_id = 0;  // id2e's greatest ID
+};
 
-Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
-                                             const std::vector<IndexSpec>& specs,
-                                             const MdbIndexOptions& options) {
-  MdbIndexStats stats;
-  std::vector<Target> targets(specs.size());
+Status MakeScanPlan(MdbEnv& env, const Schema& schema, const std::vector<IndexSpec>& specs,
+                    const MdbIndexOptions& options, ScanPlan* plan) {
+  std::vector<Target>& targets = plan->targets;
+  targets = std::vector<Target>(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     targets[i].spec = &specs[i];
     DIRLOAD_ASSIGN_OR_RETURN(MdbKeyMaker indexer,
                              MdbKeyMaker::Create(schema, specs[i], options.keys));
     targets[i].indexer.emplace(std::move(indexer));
-    DIRLOAD_ASSIGN_OR_RETURN(targets[i].db, env.Index(specs[i].name()));
   }
-
-  {
-    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(true));
-    for (Target& t : targets) {
-      if (options.rebuild) {
-        DIRLOAD_RETURN_IF_ERROR(txn.Drop(t.db));
-        continue;
-      }
-      uint64_t keys = 0, pairs = 0;
-      DIRLOAD_RETURN_IF_ERROR(txn.Count(t.db, &keys, &pairs));
-      if (pairs != 0) {
-        return Status::InvalidArgument(env.path() + ": index database " +
-                                       std::string(t.spec->name()) + " is not empty")
-            .WithOrigin(ErrorOrigin::kDatabase);
-      }
-    }
-    DIRLOAD_RETURN_IF_ERROR(txn.Commit());
-  }
-
   // Scan id2e. Per ad2i number: the targets its values go to.
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn rtxn, env.Begin(false));
-  uint64_t last_id = 0;
+  uint64_t& last_id = plan->last_id;
   {
     std::string_view last_key, last_value;
     Status st = rtxn.Last(env.id2e(), &last_key, &last_value);
@@ -494,7 +486,7 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
     }
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
   }
-  Routes routes;
+  Routes& routes = plan->routes;
   std::vector<std::pair<size_t, std::string>> ad2i;
   DIRLOAD_RETURN_IF_ERROR(rtxn.Scan(env.ad2i(), [&](std::string_view k, std::string_view v) {
     ad2i.emplace_back(MdbDecodeId(k), std::string(v));
@@ -513,18 +505,22 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
   }
 
   rtxn.Abort();  // one read transaction per thread: each scan opens its own
+  return Status::Ok();
+}
 
-  if (options.method == IndexMethod::kCache) {
-    DIRLOAD_RETURN_IF_ERROR(BuildCached(env, targets, routes, options, &stats));
-    if (options.sync) DIRLOAD_RETURN_IF_ERROR(env.Sync());
-    return stats;
-  }
-
+// The sort method (see the header): groups of indexes, each scanned and
+// then handed to `sink`, by options.threads threads.
+Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options, MdbKeySink* sink,
+                    MdbIndexStats* stats) {
+  std::vector<Target>& targets = plan.targets;
+  const Routes& routes = plan.routes;
+  const uint64_t last_id = plan.last_id;
   // The targets are shared out into groups of about equal weight
   // (substring indexes weigh most). Each group is built by a scan of id2e in
-  // its own read transaction, then written; two threads take the next task
-  // in turn: write the next group once it is scanned and no other write is
-  // under way (LMDB has one writer), else scan the next group. So the
+  // its own read transaction, then handed to the sink; the threads take the
+  // next task in turn: hand the next group on once it is scanned and no
+  // other group is being handed on (LMDB has one writer), else scan the next
+  // group. So the
   // writes of one group overlap the scan of the next, and both cores work
   // through the phase; only a few groups' pairs are held at a time.
   struct Group {
@@ -569,14 +565,16 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
       }
     }
   }
-  // What a group's pairs may take before a spill (0: no limit). At most four
-  // such shares are held at once: the two groups being scanned, the one
-  // being written, and the second array of a radix sort, sized for a group's
-  // largest target. Pairs are counted as written, not as reserved.
-  const size_t budget =
-      options.memory_budget == 0
-          ? 0
-          : std::max<size_t>(1, options.memory_budget / (2 * std::min<size_t>(group_count, 2)));
+  // What a group's pairs may take before a spill (0: no limit). With two
+  // threads at most four such shares are held at once: the two groups being
+  // scanned, the one being written, and the second array of a radix sort,
+  // sized for a group's largest target. Pairs are counted as written, not as
+  // reserved.
+  const size_t threads = std::clamp<size_t>(options.threads, 1, std::max<size_t>(group_count, 1));
+  const size_t budget = options.memory_budget == 0
+                            ? 0
+                            : std::max<size_t>(1, options.memory_budget /
+                                                      (2 * std::min<size_t>(group_count, threads)));
 
   // The radix sorts of a group's targets share one second array, sized for
   // the largest and not initialized. A fresh array per sort was fresh
@@ -638,7 +636,10 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
     };
     MdbEntryView e;
     MdbKeyList keys;
+    size_t skipped = 0;  // options.skip before the entry
     auto index_entry = [&](uint64_t id, std::string_view v) -> Status {
+      while (skipped < options.skip.size() && options.skip[skipped] < id) ++skipped;
+      if (skipped < options.skip.size() && options.skip[skipped] == id) return Status::Ok();
       DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
       if (++g.entries == kEstimateAfter) reserve(g, id);
       for (const MdbAttributeView& a : e.attributes) {
@@ -689,31 +690,27 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
     for (size_t ti : g.targets) PrepareSorted(targets[ti], scratch.get());
     return Status::Ok();
   };
-  KeyWriter writer(env, options.puts_per_txn, &stats);
   auto write_group = [&](Group& g) -> Status {
     if (g.runs.empty()) {
       // Each index in key order.
       for (size_t ti : g.targets) {
-        Target& t = targets[ti];
         DIRLOAD_RETURN_IF_ERROR(
-            EmitSorted(t, [&](std::string_view key, std::span<const uint64_t> ids) {
-              return writer.Put(t.db, key, ids);
+            EmitSorted(targets[ti], [&](std::string_view key, std::span<const uint64_t> ids) {
+              return sink->Add(ti, key, ids);
             }));
-        // A write transaction belongs to its thread: none outlives a task.
-        DIRLOAD_RETURN_IF_ERROR(writer.Commit());
       }
-      return Status::Ok();
+      return sink->EndGroup();
     }
     DIRLOAD_RETURN_IF_ERROR(
         MergeRuns(g.runs, size_t{256} << 10,
                   [&](uint32_t table, std::string_view key, std::span<const EntryId> ids) {
-                    return writer.Put(targets[table].db, key, ids);
+                    return sink->Add(table, key, ids);
                   }));
-    return writer.Commit();
+    return sink->EndGroup();
   };
   auto write = [&](Group& g) {
     Status st = write_group(g);
-    if (!st.ok()) writer.Abort();
+    if (!st.ok()) sink->AbortGroup();
     return st;
   };
 
@@ -749,14 +746,66 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
     }
   };
   {
-    std::thread second(work);
+    std::vector<std::thread> others;
+    for (size_t i = 1; i < threads; ++i) others.emplace_back(work);
     work();
-    second.join();
+    for (std::thread& t : others) t.join();
   }
   DIRLOAD_RETURN_IF_ERROR(failed);
-  stats.entries = groups.empty() ? 0 : groups[0].entries;
-  for (const Group& g : groups) stats.runs += g.runs.size();
+  stats->entries = groups.empty() ? 0 : groups[0].entries;
+  for (const Group& g : groups) stats->runs += g.runs.size();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
+                                             const std::vector<IndexSpec>& specs,
+                                             const MdbIndexOptions& options) {
+  MdbIndexStats stats;
+  ScanPlan plan;
+  DIRLOAD_RETURN_IF_ERROR(MakeScanPlan(env, schema, specs, options, &plan));
+  std::vector<Target>& targets = plan.targets;
+  std::vector<MdbDb> dbs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    DIRLOAD_ASSIGN_OR_RETURN(targets[i].db, env.Index(specs[i].name()));
+    dbs.push_back(targets[i].db);
+  }
+  {
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(true));
+    for (Target& t : targets) {
+      if (options.rebuild) {
+        DIRLOAD_RETURN_IF_ERROR(txn.Drop(t.db));
+        continue;
+      }
+      uint64_t keys = 0, pairs = 0;
+      DIRLOAD_RETURN_IF_ERROR(txn.Count(t.db, &keys, &pairs));
+      if (pairs != 0) {
+        return Status::InvalidArgument(env.path() + ": index database " +
+                                       std::string(t.spec->name()) + " is not empty")
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
+    }
+    DIRLOAD_RETURN_IF_ERROR(txn.Commit());
+  }
+
+  if (options.method == IndexMethod::kCache) {
+    DIRLOAD_RETURN_IF_ERROR(BuildCached(env, targets, plan.routes, options, &stats));
+  } else {
+    KeyWriter writer(env, std::move(dbs), options.puts_per_txn, &stats);
+    DIRLOAD_RETURN_IF_ERROR(StreamSorted(env, plan, options, &writer, &stats));
+  }
   if (options.sync) DIRLOAD_RETURN_IF_ERROR(env.Sync());
+  return stats;
+}
+
+Result<MdbIndexStats> MdbIndexBuilder::Stream(MdbEnv& env, const Schema& schema,
+                                              const std::vector<IndexSpec>& specs,
+                                              const MdbIndexOptions& options, MdbKeySink* sink) {
+  MdbIndexStats stats;
+  ScanPlan plan;
+  DIRLOAD_RETURN_IF_ERROR(MakeScanPlan(env, schema, specs, options, &plan));
+  DIRLOAD_RETURN_IF_ERROR(StreamSorted(env, plan, options, sink, &stats));
   return stats;
 }
 

@@ -41,6 +41,10 @@
 // entries ahead of its decoding and asks the processor for their first
 // bytes early.
 //
+// The sort method's keys go to an MdbKeySink: Build's writes them into the
+// index databases; Stream hands them to the caller's (a verification
+// compares them with what the databases hold, mdb_verify.h).
+//
 // MdbIndexOptions::method kCache builds the same databases another way:
 // one scan of id2e inside the write transaction feeds an IdlCache, and each
 // list leaving the cache is merged into its key (BuildCached in the .cc).
@@ -84,6 +88,28 @@ struct MdbIndexOptions {
   // Sync the environment at the end; a load that syncs once when it
   // installs the database (MdbStagedLoad) turns this off.
   bool sync = true;
+  // Threads taking the sort method's tasks (scan a group, hand a scanned
+  // group's keys on), 1 to the number of groups; one hands keys on at a time.
+  unsigned threads = 2;
+  // Stream only: entries, by ascending ID, whose keys are not made (records
+  // a verification found undecodable).
+  std::vector<uint64_t> skip;
+};
+
+// Where the sort method's keys go. Keys come group after group, never two
+// groups at once; a group's keys come from one thread, which may differ
+// from one group to the next: each of the group's indexes in turn, its keys
+// in memcmp order (the index databases' key order), each key once with its
+// distinct IDs ascending.
+class MdbKeySink {
+ public:
+  virtual ~MdbKeySink() = default;
+  // One key of specs[index].
+  virtual Status Add(size_t index, std::string_view key, std::span<const uint64_t> ids) = 0;
+  // The group's keys are all given; on the thread that gave them.
+  virtual Status EndGroup() = 0;
+  // The group stopped part-way; on the thread that gave its keys.
+  virtual void AbortGroup() = 0;
 };
 
 struct MdbIndexStats {
@@ -103,6 +129,15 @@ class MdbIndexBuilder {
   static Result<MdbIndexStats> Build(MdbEnv& env, const Schema& schema,
                                      const std::vector<IndexSpec>& specs,
                                      const MdbIndexOptions& options);
+
+  // The keys the sort method would write for `specs`, from id2e as it is,
+  // into `sink` instead; nothing is written (`env` may be read-only).
+  // options.method and options.rebuild are not used. Errors: an entry that
+  // does not decode or names a description ad2i lacks (Corruption, kDatabase;
+  // options.skip lists the entries to pass over), the sink's, the engine's.
+  static Result<MdbIndexStats> Stream(MdbEnv& env, const Schema& schema,
+                                      const std::vector<IndexSpec>& specs,
+                                      const MdbIndexOptions& options, MdbKeySink* sink);
 };
 
 }  // namespace dirload::mdb

@@ -1,8 +1,9 @@
 #include "lib/format/native/native_reader.h"
 
-#include "lib/format/native/native_report.h"
 #include "lib/format/native/native_indexer.h"
+#include "lib/format/native/native_report.h"
 #include "lib/format/native/native_search_source.h"
+#include "lib/format/native/native_verify.h"
 #include "lib/store/tables.h"
 
 namespace dirload {
@@ -77,5 +78,24 @@ Result<SearchResult> NativeReader::Search(SearchRequest request, const SearchCal
 }
 
 Result<DatabaseReport> NativeReader::Report() { return BuildNativeReport(store_.get()); }
+
+// The configuration in force, as for a search: given, else recorded.
+Result<VerifyReport> NativeReader::Verify(const VerifyOptions& options) {
+  DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<IndexConfig> configured, context_.configured_indexes());
+  IndexConfig config;
+  if (configured.has_value()) {
+    config = std::move(*configured);
+  } else {
+    DIRLOAD_ASSIGN_OR_RETURN(std::vector<IndexConfig::Line> lines,
+                             RecordedIndexLines(store_.get()));
+    DIRLOAD_ASSIGN_OR_RETURN(config, IndexConfig::Parse(*schema, lines));
+  }
+  VerifyReport report;
+  DIRLOAD_RETURN_IF_ERROR(VerifyNativeDatabase(store_.get(), *schema, dictionary_, meta_.suffix,
+                                               config, options, &report));
+  report.dir = dir_;
+  return report;
+}
 
 }  // namespace dirload

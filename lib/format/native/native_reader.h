@@ -32,6 +32,7 @@ class NativeReader final : public FormatReader {
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
   Result<DatabaseReport> Report() override;
+  Result<VerifyReport> Verify(const VerifyOptions& options) override;
 
  private:
   NativeReader(std::string dir, ReaderContext context)
