@@ -300,7 +300,7 @@ void VerifiesClean(const Loaded& db) {
   RunResult r = Verify(db);
   CHECK_MESSAGE(r.exit_code == 0, r.Describe());
   CHECK_MESSAGE(r.out.find("verdict: clean") != std::string::npos, r.out);
-  for (const std::string& name : {"objectClass", "cn", "uid", "name", "member", "uidNumber"}) {
+  for (const char* name : {"objectClass", "cn", "uid", "name", "member", "uidNumber"}) {
     CHECK_MESSAGE(IndexLine(r.out, name).find("complete and clean") != std::string::npos, r.out);
   }
 }
