@@ -96,7 +96,9 @@ class MdbOnlineLoad final : public LoadJob::Target {
                  "without the new entries: give the index configuration instead")
           .WithOrigin(ErrorOrigin::kUsage);
     }
-    DIRLOAD_RETURN_IF_ERROR(RequireNoPendingWork(db.dir));
+    // This process holds the writer's lock: any mark is an earlier run's.
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(db.dir));
+    if (pending.has_value()) return PendingWorkError(db.dir, *pending);
     mdb::MdbOnlineOptions wo;
     wo.batch_entries = o.online_batch;
     if (s_.indexing()) wo.indexes = s_.index_config.specs();
