@@ -4,7 +4,8 @@
 // most --count adds and --seconds seconds, and reports how long each add
 // took slapd to acknowledge. Every acknowledged DN is written to --acked as
 // soon as slapd answers, so that a test or a benchmark can prove each one is
-// there afterwards, also when this client is stopped.
+// there afterwards, also when this client is stopped. SIGTERM or SIGINT ends
+// the loop after the add under way, and the report is printed as usual.
 //
 // Output (stdout, one line): adds=N acked=A failed=F median_ms=.. p99_ms=..
 // max_ms=.. seconds=.. ; the first failure's message on stderr.
@@ -13,7 +14,9 @@
 #include <ldap.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -25,6 +28,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> stop{false};
+extern "C" void Stop(int) { stop = true; }
 
 struct Args {
   std::string uri;
@@ -69,9 +75,11 @@ int Run(const Args& a) {
   uint64_t adds = 0, failed = 0;
   std::string first_error;
   const Clock::time_point start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(a.seconds));
-  while (adds < a.count && Clock::now() < deadline) {
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.seconds));
+  std::signal(SIGTERM, Stop);
+  std::signal(SIGINT, Stop);
+  while (!stop && adds < a.count && Clock::now() < deadline) {
     const std::string uid = a.prefix + "-" + std::to_string(adds);
     const std::string dn = "uid=" + uid + "," + a.base;
     char* oc_values[] = {const_cast<char*>("inetOrgPerson"), nullptr};
@@ -104,13 +112,12 @@ int Run(const Args& a) {
   }
   if (acked != nullptr) std::fclose(acked);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("adds=%llu acked=%llu failed=%llu median_ms=%.2f p99_ms=%.2f max_ms=%.2f "
-              "seconds=%.2f\n",
-              static_cast<unsigned long long>(adds),
-              static_cast<unsigned long long>(adds - failed),
-              static_cast<unsigned long long>(failed), Percentile(ms, 0.5),
-              Percentile(ms, 0.99), ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()),
-              seconds);
+  std::printf(
+      "adds=%llu acked=%llu failed=%llu median_ms=%.2f p99_ms=%.2f max_ms=%.2f "
+      "seconds=%.2f\n",
+      static_cast<unsigned long long>(adds), static_cast<unsigned long long>(adds - failed),
+      static_cast<unsigned long long>(failed), Percentile(ms, 0.5), Percentile(ms, 0.99),
+      ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()), seconds);
   if (!first_error.empty()) std::fprintf(stderr, "dirload-ldap-writer: %s\n", first_error.c_str());
   return 0;
 }

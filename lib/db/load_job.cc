@@ -5,8 +5,8 @@
 
 #include "lib/db/lmdb_presence.h"
 #include "lib/db/load_target.h"
-#include "lib/db/online_load.h"
 #include "lib/db/mdb_load_options.h"
+#include "lib/db/online_load.h"
 #include "lib/db/run_report.h"
 #include "lib/db/write_guard.h"
 #include "lib/format/mdb/mdb_key_maker.h"

@@ -165,8 +165,8 @@ class MdbOnlineLoad final : public LoadJob::Target {
 
   LoadJob::State& s_;
   std::unique_ptr<mdb::MdbOnlineWriter> writer_;
-  std::unique_ptr<MdbSink> sink_;            // writes through writer_
-  std::unique_ptr<LineNotingSink> lines_;   // the loader's view of sink_
+  std::unique_ptr<MdbSink> sink_;          // writes through writer_
+  std::unique_ptr<LineNotingSink> lines_;  // the loader's view of sink_
   PendingWork work_;
   bool marked_ = false;
   uint64_t committed_ = 0;

@@ -42,7 +42,8 @@ std::string OnlineAddRecovered(const PendingWork& work) {
                      "them; nothing was undone";
   if (work.resume_line == 0) return text + "; nothing was committed, so run it again";
   return text + "; to go on, run it again with -j " + std::to_string(work.resume_line) +
-         " (the input " + work.input + " is loaded up to that line; with -c, entries an earlier "
+         " (the input " + work.input +
+         " is loaded up to that line; with -c, entries an earlier "
          "try stored past it are reported as already in the database)";
 }
 

@@ -74,15 +74,16 @@ const std::vector<std::string> kIndexes = {"objectClass eq", "uid eq", "cn eq,su
                                            "title eq"};
 
 // `count` people uid=PREFIX-N below `parent`, each with a title when
-// `title` is given.
+// `title` is given, and a locality when `locality` is.
 std::string People(const std::string& prefix, int count, const std::string& parent,
-                   const std::string& title = "") {
+                   const std::string& title = "", const std::string& locality = "") {
   std::string out;
   for (int i = 0; i < count; ++i) {
     const std::string uid = prefix + "-" + std::to_string(i);
     out += "dn: uid=" + uid + "," + parent + "\nobjectClass: inetOrgPerson\nuid: " + uid +
            "\ncn: " + uid + " person\nsn: " + (i % 7 == 0 ? std::string("common") : uid) + "\n";
     if (!title.empty()) out += "title: " + title + "\n";
+    if (!locality.empty()) out += "l: " + locality + "\n";
     out += "\n";
   }
   return out;
@@ -96,28 +97,28 @@ std::string Base() {
 }
 
 // Appended: a new subtree (whose nsubs slapd's subtree searches rely on)
-// and people below the existing ou, with a description new to the database.
+// and people below the existing ou, with descriptions new to the database:
+// title from the start, l in the second half.
 std::string More(int count) {
   return "dn: ou=staff,dc=example,dc=com\nobjectClass: organizationalUnit\nou: staff\n\n" +
          People("s", count / 2, "ou=staff,dc=example,dc=com", "Engineer") +
-         People("m", count - count / 2, kPeople, "Engineer");
+         People("m", count - count / 2, kPeople, "Engineer", "Paris");
 }
 
-// The client: adds uid=PREFIX-N below ou=people, with a description new to
-// the database, until `count` adds or `seconds`.
+// The client: adds uid=PREFIX-N below ou=people until `count` adds or
+// `seconds`.
 class Writer {
  public:
   Writer(const TempDir& t, const std::string& url, const std::string& prefix, int count,
          double seconds)
       : acked_(t.File(prefix + ".acked")), out_(t.File(prefix + ".writer.out")) {
     std::string error;
-    REQUIRE_MESSAGE(
-        child_.Start({WriterPath(), "--uri", url, "--bind-dn", testing::kExampleRootDn,
-                      "--password", kRootPw, "--base", kPeople, "--prefix", prefix, "--count",
-                      std::to_string(count), "--seconds", std::to_string(seconds), "--acked",
-                      acked_, "--extra", "description;lang-fr=bonjour"},
-                     out_, t.File(prefix + ".writer.err"), &error),
-        error);
+    REQUIRE_MESSAGE(child_.Start({WriterPath(), "--uri", url, "--bind-dn", testing::kExampleRootDn,
+                                  "--password", kRootPw, "--base", kPeople, "--prefix", prefix,
+                                  "--count", std::to_string(count), "--seconds",
+                                  std::to_string(seconds), "--acked", acked_},
+                                 out_, t.File(prefix + ".writer.err"), &error),
+                    error);
   }
   // Waits for the client; the DNs slapd acknowledged.
   std::vector<std::string> Finish() {
@@ -188,6 +189,7 @@ TEST_CASE("add --online beside slapd and a writing client: nothing lost, indexes
   REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
 
   std::vector<std::string> acked;
+  bool interleaved = false;
   {
     testing::Slapd slapd(t, "slapd", conf);
     Writer writer(t, slapd.url(), "w", 1500, 40);
@@ -197,11 +199,32 @@ TEST_CASE("add --online beside slapd and a writing client: nothing lost, indexes
     CHECK_MESSAGE(refused.err.find("--online") != std::string::npos, refused.err);
     CHECK(Search(slapd, "(uid=m-0)").entries.empty());
 
-    // Small batches, so that the client's adds (and their new ad2i number)
-    // land between dirload's.
-    RunResult online =
-        RunDirload({"add", "--online", "--batch", "20", "-f", conf, "-l", more, "-v"});
-    CHECK_MESSAGE(online.exit_code == 0, online.Describe());
+    // Small batches, so that the client's adds land between dirload's.
+    testing::Child online;
+    std::string error;
+    REQUIRE_MESSAGE(online.Start({"add", "--online", "--batch", "20", "-f", conf, "-l", more, "-v"},
+                                 t.File("online.out"), t.File("online.err"), &error),
+                    error);
+    // Once dirload's first batches are in (its new ad2i number for title
+    // among them), an entry with a description new to the database through
+    // slapd, which numbers it between dirload's batches; dirload numbers l
+    // later, in its second half.
+    for (int i = 0; i < 300 && Search(slapd, "(uid=s-0)").entries.empty(); ++i) {
+      testing::SleepSeconds(0.05);
+    }
+    const std::string fr =
+        t.Write("fr.ldif",
+                "dn: uid=fr,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: fr\n"
+                "cn: fr\nsn: fr\ndescription;lang-fr: bonjour\n");
+    testing::ProcessResult added =
+        testing::RunProcess({testing::FindProgram("ldapadd"), "-x", "-H", slapd.url(), "-D",
+                             testing::kExampleRootDn, "-w", kRootPw, "-f", fr},
+                            30);
+    CHECK_MESSAGE(added.exit_code == 0, added.Describe());
+    interleaved = online.Running();
+    testing::ProcessResult done;
+    online.Wait(120, &done);
+    CHECK_MESSAGE(done.exit_code == 0, ReadFile(t.File("online.err")));
     // slapd serves the appended entries at once: by name, by index, and in
     // subtree searches of the new subtree and of the suffix.
     CHECK(Search(slapd, "(uid=m-" + std::to_string(more_count - more_count / 2 - 1) + ")")
@@ -218,23 +241,44 @@ TEST_CASE("add --online beside slapd and a writing client: nothing lost, indexes
     std::set<std::string> client = Dns(Search(slapd, "(uid=w-*)"));
     CHECK(client == std::set<std::string>(acked.begin(), acked.end()));
     CHECK(Search(slapd, "(objectClass=inetOrgPerson)").entries.size() ==
-          200 + static_cast<size_t>(more_count) + acked.size());
+          200 + static_cast<size_t>(more_count) + acked.size() + 1);
     CHECK(Search(slapd, "(title=Engineer)").entries.size() == static_cast<size_t>(more_count));
-    CHECK(Search(slapd, "(sn=common)").entries.size() ==
-          static_cast<size_t>(29 + (more_count / 2 + 6) / 7 + (more_count - more_count / 2 + 6) / 7));
-    // Each ad2i number kept its meaning: the client's description and
-    // dirload's new title are read back as written, on their own entries.
-    testing::Slapd::Answer fr =
-        slapd.Search("uid=w-0,ou=people,dc=example,dc=com", "base", "(objectClass=*)",
-                     {"description", "title"});
-    REQUIRE(fr.entries.size() == 1);
-    CHECK(fr.entries[0].find("description;lang-fr: bonjour") != std::string::npos);
-    CHECK(fr.entries[0].find("title:") == std::string::npos);
-    testing::Slapd::Answer en = slapd.Search("uid=s-0,ou=staff,dc=example,dc=com", "base",
-                                             "(objectClass=*)", {"description", "title"});
-    REQUIRE(en.entries.size() == 1);
-    CHECK(en.entries[0].find("title: Engineer") != std::string::npos);
-    CHECK(en.entries[0].find("description") == std::string::npos);
+    CHECK(
+        Search(slapd, "(sn=common)").entries.size() ==
+        static_cast<size_t>(29 + (more_count / 2 + 6) / 7 + (more_count - more_count / 2 + 6) / 7));
+    // Each ad2i number kept its meaning: slapd's description and dirload's
+    // title and l are read back as written, on their own entries.
+    testing::Slapd::Answer fr_entry =
+        slapd.Search("uid=fr,ou=people,dc=example,dc=com", "base", "(objectClass=*)",
+                     {"description", "title", "l"});
+    REQUIRE(fr_entry.entries.size() == 1);
+    CHECK(fr_entry.entries[0].find("description;lang-fr: bonjour") != std::string::npos);
+    CHECK(fr_entry.entries[0].find("title:") == std::string::npos);
+    CHECK(fr_entry.entries[0].find("l:") == std::string::npos);
+    testing::Slapd::Answer m = slapd.Search("uid=m-0,ou=people,dc=example,dc=com", "base",
+                                            "(objectClass=*)", {"description", "title", "l"});
+    REQUIRE(m.entries.size() == 1);
+    CHECK(m.entries[0].find("title: Engineer") != std::string::npos);
+    CHECK(m.entries[0].find("l: Paris") != std::string::npos);
+    CHECK(m.entries[0].find("description") == std::string::npos);
+    CHECK(Search(slapd, "(l=Paris)").entries.size() ==
+          static_cast<size_t>(more_count - more_count / 2));
+  }
+  // The numbers were given in turn: dirload's title, slapd's description
+  // while dirload ran, then dirload's l.
+  const testing::ProcessResult ad2i = testing::RunMdbDump({"-p", "-s", "ad2i", dir});
+  REQUIRE_MESSAGE(ad2i.exit_code == 0, ad2i.Describe());
+  const size_t title = ad2i.out.find("\n title\n"),
+               lang_fr = ad2i.out.find("\n description;lang-fr\n"),
+               locality = ad2i.out.find("\n l\n");
+  REQUIRE(title != std::string::npos);
+  REQUIRE(lang_fr != std::string::npos);
+  REQUIRE(locality != std::string::npos);
+  if (interleaved) {
+    CHECK(title < lang_fr);
+    CHECK(lang_fr < locality);
+  } else {
+    MESSAGE("dirload finished before slapd's add: ad2i's order proves nothing this time");
   }
   CheckSlapindexChangesNothing(t, dir);
 }
@@ -251,8 +295,7 @@ TEST_CASE("index --online beside slapd and a writing client: never a half index"
   fs::create_directory(dir);
   // Loaded without cn's and title's indexes; slapd then serves the
   // configuration that has them, empty, until the rebuild.
-  const std::string narrow =
-      Config(t, dir, "narrow.conf", {"objectClass eq", "uid eq", "sn eq"});
+  const std::string narrow = Config(t, dir, "narrow.conf", {"objectClass eq", "uid eq", "sn eq"});
   const std::string conf = Config(t, dir, "slapd.conf", kIndexes);
   const std::string input = t.Write("all.ldif", Base() + More(3000));
   RunResult loaded = RunDirload({"add", "-f", narrow, "-l", input});
@@ -286,8 +329,8 @@ TEST_CASE("--online applies to slapd's format only") {
   const std::string dir = t.File("db");
   fs::create_directory(dir);
   const std::string base = t.Write("base.ldif", Base());
-  RunResult loaded = RunDirload({"add", "--format", "native", "--suffix", "dc=example,dc=com",
-                                 "--db", dir, "-l", base});
+  RunResult loaded = RunDirload(
+      {"add", "--format", "native", "--suffix", "dc=example,dc=com", "--db", dir, "-l", base});
   REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
   const std::string more = t.Write("more.ldif", More(10));
   for (const std::vector<std::string>& args :
@@ -319,8 +362,8 @@ TEST_CASE("add --online killed at a commit: whole batches in, recover says where
     REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
     const std::string plan = "exit:commit:" + std::to_string(kill_at);
     ::setenv("DIRLOAD_FAULT_INJECT", plan.c_str(), 1);
-    RunResult killed = RunDirload(
-        {"add", "--online", "--batch", std::to_string(batch), "-f", conf, "-l", more});
+    RunResult killed =
+        RunDirload({"add", "--online", "--batch", std::to_string(batch), "-f", conf, "-l", more});
     ::unsetenv("DIRLOAD_FAULT_INJECT");
     REQUIRE_MESSAGE(killed.exit_code == 137, killed.Describe());
     const size_t committed = static_cast<size_t>(kill_at - 1) * batch;
@@ -354,8 +397,8 @@ TEST_CASE("add --online killed at a commit: whole batches in, recover says where
       testing::Slapd slapd(t, "resumed", conf);
       CHECK(Search(slapd, "(objectClass=inetOrgPerson)").entries.size() ==
             200 + static_cast<size_t>(more_count));
-      CHECK(slapd.Search("ou=staff,dc=example,dc=com", "sub", "(objectClass=*)")
-                .entries.size() == static_cast<size_t>(more_count / 2 + 1));
+      CHECK(slapd.Search("ou=staff,dc=example,dc=com", "sub", "(objectClass=*)").entries.size() ==
+            static_cast<size_t>(more_count / 2 + 1));
     }
     CheckSlapindexChangesNothing(t, dir);
   }

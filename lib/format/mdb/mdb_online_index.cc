@@ -15,8 +15,7 @@ namespace dirload::mdb {
 namespace {
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // One attribute's rebuild inside `txn`.
@@ -59,7 +58,8 @@ Status RebuildOne(MdbEnv& env, MdbTxn& txn, const Schema& schema, const IndexSpe
     }
     for (size_t i = 0; i < keys.size(); ++i) {
       auto it = lists.find(keys[i]);
-      if (it == lists.end()) it = lists.emplace(std::string(keys[i]), std::vector<uint64_t>()).first;
+      if (it == lists.end())
+        it = lists.emplace(std::string(keys[i]), std::vector<uint64_t>()).first;
       if (it->second.empty() || it->second.back() != id) it->second.push_back(id);
     }
     ++stats->entries;

@@ -39,8 +39,8 @@ struct MdbOnlineIndexStats {
   uint64_t indexes = 0;
   uint64_t entries = 0;  // entries read, all indexes
   uint64_t keys = 0;
-  uint64_t ids = 0;     // (key, ID) pairs before the range form
-  uint64_t ranges = 0;  // keys stored as {0, lo, hi}
+  uint64_t ids = 0;            // (key, ID) pairs before the range form
+  uint64_t ranges = 0;         // keys stored as {0, lo, hi}
   double max_txn_seconds = 0;  // the longest transaction: what slapd's writers may wait
 };
 

@@ -18,8 +18,7 @@ std::string Ad2iKey(uint32_t n) {
 }
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 Status UsageError(std::string msg) {
@@ -57,19 +56,18 @@ MdbOnlineWriter::~MdbOnlineWriter() = default;
 
 Status MdbOnlineWriter::ReadNewAd2i() {
   const uint32_t from = static_cast<uint32_t>(ad2i_names_.size());
-  return txn_->ScanFrom(env_->ad2i(), Ad2iKey(from),
-                        [&](std::string_view k, std::string_view v) -> Result<bool> {
-                          const uint64_t n = MdbDecodeId(k);
-                          if (k.size() != 4 || n != ad2i_names_.size()) {
-                            return Status::Corruption(env_->path() + ": ad2i: number " +
-                                                      std::to_string(n) + " after " +
-                                                      std::to_string(ad2i_names_.size() - 1))
-                                .WithOrigin(ErrorOrigin::kDatabase);
-                          }
-                          ad2i_names_.emplace_back(v);
-                          ad2i_.emplace(std::string(v), static_cast<uint32_t>(n));
-                          return true;
-                        });
+  return txn_->ScanFrom(
+      env_->ad2i(), Ad2iKey(from), [&](std::string_view k, std::string_view v) -> Result<bool> {
+        const uint64_t n = MdbDecodeId(k);
+        if (k.size() != 4 || n != ad2i_names_.size()) {
+          return Status::Corruption(env_->path() + ": ad2i: number " + std::to_string(n) +
+                                    " after " + std::to_string(ad2i_names_.size() - 1))
+              .WithOrigin(ErrorOrigin::kDatabase);
+        }
+        ad2i_names_.emplace_back(v);
+        ad2i_.emplace(std::string(v), static_cast<uint32_t>(n));
+        return true;
+      });
 }
 
 Status MdbOnlineWriter::EnsureBatch() {
@@ -93,7 +91,8 @@ Status MdbOnlineWriter::EnsureBatch() {
 }
 
 Status MdbOnlineWriter::CommitBatch() {
-  for (const auto& [parent, count] : added_below_) DIRLOAD_RETURN_IF_ERROR(RaiseNsubs(parent, count));
+  for (const auto& [parent, count] : added_below_)
+    DIRLOAD_RETURN_IF_ERROR(RaiseNsubs(parent, count));
   added_below_.clear();
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
   txn_.reset();
@@ -171,18 +170,17 @@ Status MdbOnlineWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_vi
     Result<std::string_view> self = txn_->Get(env_->dn2i(), MdbIdBytes(parent));
     if (!self.ok()) {
       if (self.status().code() != StatusCode::kNotFound) return self.status();
-      return Status::InvalidArgument("entry ID " + std::to_string(id) +
-                                     ": its parent (stored ID " + std::to_string(parent) +
+      return Status::InvalidArgument("entry ID " + std::to_string(id) + ": its parent (stored ID " +
+                                     std::to_string(parent) +
                                      ") was deleted by another writer while this load ran")
           .WithOrigin(ErrorOrigin::kInput);
     }
   }
   const uint64_t stored = last_stored_ + 1;  // mdb_next_id
-  DIRLOAD_RETURN_IF_ERROR(encoder_.Layout(
-      stored, values, [this](const std::string& d) { return Ad2iNumber(d); }));
-  DIRLOAD_ASSIGN_OR_RETURN(
-      char* space,
-      txn_->Reserve(env_->id2e(), MdbIdBytes(stored), encoder_.size(), MdbPutMode::kAppend));
+  DIRLOAD_RETURN_IF_ERROR(
+      encoder_.Layout(stored, values, [this](const std::string& d) { return Ad2iNumber(d); }));
+  DIRLOAD_ASSIGN_OR_RETURN(char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(stored),
+                                                      encoder_.size(), MdbPutMode::kAppend));
   encoder_.Write(values, space);
   // The keys come from the record as stored (its normalized copies), read
   // before the next write moves the page.
@@ -298,8 +296,7 @@ Status MdbOnlineWriter::RaiseNsubs(uint64_t parent, uint64_t count) {
     DIRLOAD_ASSIGN_OR_RETURN(std::string_view self_bytes, txn_->Get(env_->dn2i(), MdbIdBytes(cur)));
     DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode self, DecodeMdbDnNode(self_bytes));
     if (self.child) {
-      return Status::Corruption(env_->path() + ": dn2i: no self node for ID " +
-                                std::to_string(cur))
+      return Status::Corruption(env_->path() + ": dn2i: no self node for ID " + std::to_string(cur))
           .WithOrigin(ErrorOrigin::kDatabase);
     }
     DIRLOAD_ASSIGN_OR_RETURN(std::string probe,
@@ -343,8 +340,8 @@ Status MdbOnlineWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> valu
   std::optional<uint64_t> stored = ToStored(id);
   if (!stored.has_value()) return UsageError("entry ID " + std::to_string(id) + " is not stored");
   DIRLOAD_RETURN_IF_ERROR(EnsureBatch());
-  DIRLOAD_RETURN_IF_ERROR(encoder_.Layout(
-      *stored, values, [this](const std::string& d) { return Ad2iNumber(d); }));
+  DIRLOAD_RETURN_IF_ERROR(
+      encoder_.Layout(*stored, values, [this](const std::string& d) { return Ad2iNumber(d); }));
   std::string encoded(encoder_.size(), '\0');
   encoder_.Write(values, encoded.data());
   DIRLOAD_RETURN_IF_ERROR(

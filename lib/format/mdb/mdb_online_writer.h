@@ -82,9 +82,9 @@ struct MdbOnlineOptions {
 struct MdbOnlineStats {
   uint64_t entries = 0;
   uint64_t batches = 0;
-  uint64_t index_ids = 0;     // (key, ID) insertions
-  uint64_t ranges = 0;        // keys turned into ranges
-  uint64_t foreign_ids = 0;   // IDs another writer took between batches
+  uint64_t index_ids = 0;        // (key, ID) insertions
+  uint64_t ranges = 0;           // keys turned into ranges
+  uint64_t foreign_ids = 0;      // IDs another writer took between batches
   double max_batch_seconds = 0;  // longest write transaction (what slapd may wait)
 };
 
@@ -95,8 +95,7 @@ class MdbOnlineWriter final : public MdbEntryWriter {
 
   // The environment in `dir` (which must hold a database: slapd's, or one
   // loaded before), opened beside whoever has it open.
-  static Result<std::unique_ptr<MdbOnlineWriter>> Open(const Schema& schema,
-                                                       const std::string& dir,
+  static Result<std::unique_ptr<MdbOnlineWriter>> Open(const Schema& schema, const std::string& dir,
                                                        MdbOnlineOptions options);
   ~MdbOnlineWriter() override;  // aborts a batch not committed
   MdbOnlineWriter(const MdbOnlineWriter&) = delete;
@@ -148,7 +147,7 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   MdbEntryEncoder encoder_;
   std::unordered_map<std::string, uint32_t> ad2i_;
   std::vector<std::string> ad2i_names_;  // by number; [0] unused
-  uint64_t first_load_id_ = 0;  // the load's IDs start here
+  uint64_t first_load_id_ = 0;           // the load's IDs start here
   uint64_t last_load_id_ = 0;
   uint64_t last_stored_ = 0;  // id2e's last key in the open batch
   // Load ID -> stored ID as runs of consecutive IDs in both: a new run

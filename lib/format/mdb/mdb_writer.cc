@@ -179,8 +179,8 @@ Result<uint32_t> MdbLoadWriter::Ad2iNumber(const std::string& description) {
 }
 
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
-  return encoder_.Layout(id, values,
-                         [this](const std::string& description) { return Ad2iNumber(description); });
+  return encoder_.Layout(
+      id, values, [this](const std::string& description) { return Ad2iNumber(description); });
 }
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
@@ -228,9 +228,8 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   DIRLOAD_RETURN_IF_ERROR(NoteChild(id, parent_id));
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
   // Written in place in LMDB's page: no copy of the entry is made.
-  DIRLOAD_ASSIGN_OR_RETURN(
-      char* space,
-      txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoder_.size(), MdbPutMode::kAppend));
+  DIRLOAD_ASSIGN_OR_RETURN(char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoder_.size(),
+                                                      MdbPutMode::kAppend));
   encoder_.Write(values, space);
 
   // dn2i at once: the self node is an append (IDs ascend); the child node

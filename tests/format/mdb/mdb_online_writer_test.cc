@@ -2,6 +2,8 @@
 // database get the index databases a rebuild from id2e gives (slapd's
 // incremental insert, the range form past kMdbMaxIdsPerKey IDs included),
 // nsubs counted up their ancestors, and IDs after the last stored one.
+#include "lib/format/mdb/mdb_online_writer.h"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_index_builder.h"
-#include "lib/format/mdb/mdb_online_writer.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/format/mdb/mdb_writer.h"
 #include "lib/index/index_spec.h"
