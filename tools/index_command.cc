@@ -91,10 +91,11 @@ CommandRunner RegisterIndex(CLI::App* app) {
       "ones, the attributes named, or --all; tables of indexes no longer configured "
       "are dropped. Without -f or --index, the configuration recorded in the database "
       "is used. On slapd's back-mdb format (slapindex's database), which records no "
-      "index state: every configured index (-f) is rebuilt from id2e in place, or only "
-      "the attributes named; index databases of attributes no longer configured are "
-      "kept (and listed) unless --all is given or they are named; --check cannot tell "
-      "stale indexes there and says so");
+      "index state: every configured index (-f) is rebuilt from id2e, or only the "
+      "attributes named, on a copy of data.mdb renamed into place when complete (room "
+      "for the database twice is needed); index databases of attributes no longer "
+      "configured are kept (and listed) unless --all is given or they are named; "
+      "--check cannot tell stale indexes there and says so");
   cmd->add_option("attributes", a->attributes, "attributes whose indexes to rebuild (default all)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   AddIndexBuildOptions(cmd, &a->build);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/db/lmdb_presence.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/online_index.h"
 #include "lib/db/pending_work.h"
@@ -69,11 +70,8 @@ Result<IndexPlan> PlanMdb(Database* db, const IndexRequest& request) {
     names.emplace_back(spec.name());
     st.lines.push_back(IndexConfig::CanonicalLine(spec));
   }
-  plan.if_failed =
-      "the rebuild stopped: these indexes may be incomplete and slapd would miss entries in "
-      "searches using them: " +
-      JoinWithCommas(names) +
-      "; run 'dirload index' again, or 'dirload recover', which finishes it";
+  plan.if_failed = "the rebuild stopped before its copy was put in place: " + db->dir() +
+                   " is as it was, its indexes unchanged (" + JoinWithCommas(names) + ")";
   return plan;
 }
 
@@ -199,6 +197,10 @@ Status RebuildMdb(const ResolvedDatabase& config, const Schema& schema, IndexPla
                   RunStats* stats) {
   PhaseClock clock;
   const mdb::MdbIndexOptions io = MdbIndexOptionsFor(config, st.request.run);
+  // From the copy to the install's rename nobody else opens the
+  // environment: a slapd starting meanwhile waits, then opens the rebuilt
+  // file, never the old one about to be replaced.
+  DIRLOAD_ASSIGN_OR_RETURN(EnvironmentHold hold, EnvironmentHold::Acquire(config.dir));
   DIRLOAD_ASSIGN_OR_RETURN(
       mdb::MdbIndexStats built,
       RunMdbIndexRebuild(config.dir, config.store_options.lmdb_map_size, schema, st.mdb, io));
@@ -248,13 +250,18 @@ Result<IndexRebuild> Database::RebuildIndexes(IndexPlan plan, ProgressSink* prog
   IndexRebuild result;
   result.stats.command = "index";
   result.stats.database = dir();
-  // The mark is synced before the first write: until the rebuild is done,
-  // dirload refuses the database and `dirload recover` knows what to finish.
-  DIRLOAD_ASSIGN_OR_RETURN(WriteGuard guard, WriteGuard::BeginIndex(dir(), format_, st.lines));
-  DIRLOAD_RETURN_IF_ERROR(format_ == DatabaseFormat::kMdb
-                              ? RebuildMdb(config_, *schema, st, &result.stats)
-                              : RebuildNative(config_, *schema, st, progress, &result.stats));
-  DIRLOAD_RETURN_IF_ERROR(guard.Done());
+  if (format_ == DatabaseFormat::kMdb) {
+    // Built aside and put in place whole: nothing is left to finish when
+    // it stops.
+    DIRLOAD_RETURN_IF_ERROR(RebuildMdb(config_, *schema, st, &result.stats));
+  } else {
+    // The mark is synced before the first write: until the rebuild is
+    // done, dirload refuses the database and `dirload recover` knows what
+    // to finish.
+    DIRLOAD_ASSIGN_OR_RETURN(WriteGuard guard, WriteGuard::BeginIndex(dir(), format_, st.lines));
+    DIRLOAD_RETURN_IF_ERROR(RebuildNative(config_, *schema, st, progress, &result.stats));
+    DIRLOAD_RETURN_IF_ERROR(guard.Done());
+  }
   for (const std::string& line : st.done) Say(st.request, line);
   return result;
 }

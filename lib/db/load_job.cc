@@ -9,6 +9,7 @@
 #include "lib/db/online_load.h"
 #include "lib/db/run_report.h"
 #include "lib/db/write_guard.h"
+#include "lib/format/mdb/mdb_build_dir.h"
 #include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_rebuild.h"
 #include "lib/format/mdb/mdb_staged_load.h"
@@ -173,6 +174,18 @@ class MdbLoad final : public LoadJob::Target {
       return Status::InvalidArgument(
                  "slapd's back-mdb format is LMDB only: use --format native with --backend bdb")
           .WithOrigin(ErrorOrigin::kUsage);
+    }
+    // A first load killed in phase 2 left complete entries: they are
+    // finished by recover, never thrown away by the next run.
+    DIRLOAD_ASSIGN_OR_RETURN(std::optional<mdb::MdbCompleteEntries> complete,
+                             mdb::ReadMdbCompleteEntries(db.dir));
+    if (complete && !std::filesystem::exists(db.dir + "/data.mdb")) {
+      return Status::Corruption(db.dir + ": a load did not finish; its " +
+                                std::to_string(complete->entries) + " entries are complete in " +
+                                mdb::MdbBuildDirPath(db.dir) +
+                                ": run 'dirload recover' on it first, which builds their indexes "
+                                "and puts them in place (or remove that directory to load again)")
+          .WithOrigin(ErrorOrigin::kDatabase);
     }
     if (!o.no_index && s_.index_config.empty()) {
       // slapd records no index configuration: without one, the appended

@@ -42,7 +42,10 @@ MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
   mo.writer.quick = true;  // one sync at the end, as slapadd -q
   // As the native loader's dn2id records: phase 2's sort memory is not in use yet.
   mo.writer.held_child_bytes = run.builder.sort_memory / 4;
-  for (const IndexSpec& spec : specs) mo.writer.index_names.emplace_back(spec.name());
+  for (const IndexSpec& spec : specs) {
+    mo.writer.index_names.emplace_back(spec.name());
+    mo.index_lines.push_back(IndexConfig::CanonicalLine(spec));
+  }
   mo.index = MdbIndexOptionsFor(db, run);
   return mo;
 }

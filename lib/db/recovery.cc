@@ -8,6 +8,7 @@
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
 #include "lib/db/undo_copy.h"
+#include "lib/format/mdb/mdb_build_dir.h"
 #include "lib/format/mdb/mdb_rebuild.h"
 #include "lib/format/native/database_meta.h"
 #include "lib/index/sorted_runs.h"
@@ -107,6 +108,8 @@ Status FinishNativeIndex(const ResolvedDatabase& db, const Schema& schema,
   return Status::Ok();
 }
 
+// A mark of an index rebuild on slapd's format comes from dirload 0.1,
+// which rebuilt in place; today's rebuild works on a copy and leaves none.
 Status FinishMdbIndex(const ResolvedDatabase& db, const Schema& schema, const IndexRunOptions& run,
                       const PendingWork& work, RecoveryReport* report) {
   std::vector<IndexConfig::Line> lines;
@@ -120,6 +123,7 @@ Status FinishMdbIndex(const ResolvedDatabase& db, const Schema& schema, const In
   }
   DIRLOAD_ASSIGN_OR_RETURN(MdbIndexPlan plan,
                            PlanMdbIndexRebuild(db.dir, schema, config, names, false));
+  DIRLOAD_ASSIGN_OR_RETURN(EnvironmentHold hold, EnvironmentHold::Acquire(db.dir));
   DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbIndexStats stats,
                            RunMdbIndexRebuild(db.dir, db.store_options.lmdb_map_size, schema, plan,
                                               MdbIndexOptionsFor(db, run)));
@@ -128,6 +132,29 @@ Status FinishMdbIndex(const ResolvedDatabase& db, const Schema& schema, const In
   report->actions.push_back("finished the interrupted index rebuild of slapd's database: " +
                             Count(plan.rebuild.size(), "index", "indexes") + " over " +
                             Count(stats.entries, "entry", "entries") + " (" + joined + ")");
+  return Status::Ok();
+}
+
+// A first load into slapd's format killed in phase 2, its entries
+// complete in the build directory: kept, its indexes built, put in place,
+// unless DIR got a database of its own since (slapd creates an empty one
+// when it starts on an empty directory), which is never replaced.
+Status FinishMdbLoad(const ResolvedDatabase& db, const Schema& schema, const IndexRunOptions& run,
+                     const mdb::MdbCompleteEntries& complete, RecoveryReport* report) {
+  std::vector<IndexConfig::Line> lines;
+  for (const std::string& l : complete.index_lines) lines.push_back({l, "interrupted load"});
+  DIRLOAD_ASSIGN_OR_RETURN(IndexConfig config, IndexConfig::Parse(schema, lines));
+  DIRLOAD_ASSIGN_OR_RETURN(EnvironmentHold hold, EnvironmentHold::Acquire(db.dir));
+  if (std::filesystem::exists(db.dir + "/data.mdb")) return Status::Ok();
+  DIRLOAD_ASSIGN_OR_RETURN(
+      mdb::MdbIndexStats built,
+      FinishMdbBuild(db.dir, db.store_options.lmdb_map_size, schema, complete.entries,
+                     config.specs(), MdbIndexOptionsFor(db, run)));
+  report->actions.push_back(
+      "kept the entries of the interrupted load into slapd's format: phase 1 had finished (" +
+      Count(complete.entries, "entry", "entries") + "); built its " +
+      Count(config.specs().size(), "index", "indexes") + " (" + Count(built.keys, "key", "keys") +
+      ") and put the database in place");
   return Status::Ok();
 }
 
@@ -143,7 +170,12 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
                              Count(spills.size(), "spill directory", "spill directories") +
                              " left by killed runs");
   }
-  const std::string build_dir = db.dir + "/.dirload-build";
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<mdb::MdbCompleteEntries> complete,
+                           mdb::ReadMdbCompleteEntries(db.dir));
+  if (complete && !std::filesystem::exists(db.dir + "/data.mdb")) {
+    DIRLOAD_RETURN_IF_ERROR(FinishMdbLoad(db, schema, run, *complete, &report));
+  }
+  const std::string build_dir = mdb::MdbBuildDirPath(db.dir);
   std::error_code ec;
   if (std::filesystem::exists(build_dir, ec)) {
     std::filesystem::remove_all(build_dir, ec);
@@ -152,8 +184,14 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
           .WithOrigin(ErrorOrigin::kStorage);
     }
     report.actions.push_back(
-        "removed the unfinished build of a load into slapd's format (the database itself was "
-        "not changed by it)");
+        "removed the unfinished build of slapd's format left by a load or an index rebuild that "
+        "stopped (the database itself was not changed by it)");
+    if (complete) {
+      report.actions.push_back(
+          "the load's entries were complete, but " + db.dir +
+          " holds a database of its own since (slapd creates one when it starts on an empty "
+          "directory), which is never replaced: load again");
+    }
   }
 
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(db.dir));
@@ -202,8 +240,6 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
       break;
     case WorkKind::kIndex:
       if (work->format == DatabaseFormat::kMdb) {
-        DIRLOAD_ASSIGN_OR_RETURN(std::optional<std::string> user, LmdbEnvironmentUser(db.dir));
-        if (user.has_value()) return InUseError(db.dir, *user);
         DIRLOAD_RETURN_IF_ERROR(FinishMdbIndex(db, schema, run, *work, &report));
       } else {
         DIRLOAD_RETURN_IF_ERROR(FinishNativeIndex(db, schema, run, &report));

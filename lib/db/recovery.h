@@ -9,7 +9,8 @@
 //     from the entries is always safe): the indexes it was building, with
 //     the configuration it was building them with;
 //   - an unfinished build of slapd's format (DIR/.dirload-build) is removed:
-//     those loads never touch the database before their last step;
+//     loads and index rebuilds of that format never touch the database
+//     before their last step;
 //   - undo copies beside no pending work, and the spill directories of
 //     killed runs (dirload-sort-PID-*, PID no longer running) under the
 //     temporary directory, are removed.

@@ -88,7 +88,7 @@ Status GiveFilesTo(const std::string& dir, std::initializer_list<const char*> na
   return Status::Ok();
 }
 
-Status CopyFileKeepingOwner(const std::string& from, const std::string& to) {
+Status CopyFileKeepingOwner(const std::string& from, const std::string& to, bool sync) {
   UniqueFd in_fd(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in_fd.valid()) return CopyError("open " + from, errno);
   UniqueFd out_fd(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
@@ -127,7 +127,7 @@ Status CopyFileKeepingOwner(const std::string& from, const std::string& to) {
     }
     if (s.ok() && ::ftruncate(out, st.st_size) != 0) s = CopyError("truncate " + to, errno);
   }
-  if (s.ok()) s = SyncFd(out, to).WithOrigin(ErrorOrigin::kStorage);
+  if (s.ok() && sync) s = SyncFd(out, to).WithOrigin(ErrorOrigin::kStorage);
   if (out_fd.Close() != 0 && s.ok()) s = CopyError("close " + to, errno);
   return s;
 }

@@ -70,8 +70,9 @@ Status SyncDirectory(const std::string& dir);
 
 // Copies `from` to a new file `to`: blocks shared when the file system can
 // (FICLONE), else the data parts only, so a sparse file stays sparse; the
-// copy takes the original's owner and mode, and is synced.
-Status CopyFileKeepingOwner(const std::string& from, const std::string& to);
+// copy takes the original's owner and mode, and is synced unless `sync` is
+// false (a copy that is written further and synced with its last write).
+Status CopyFileKeepingOwner(const std::string& from, const std::string& to, bool sync = true);
 
 // Who owns a database directory: every file dirload creates or replaces in
 // it takes this owner and group, so that slapd (Debian runs it as

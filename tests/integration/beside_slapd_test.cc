@@ -4,6 +4,7 @@
 // environment, an LMDB user that starts (slapcat here, slapd alike) waits for
 // it instead of opening the file being replaced.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,64 @@ TEST_CASE("an LMDB user that starts while dirload holds the environment waits fo
   Result<std::optional<std::string>> user = LmdbEnvironmentUser(dir);
   REQUIRE(user.ok());
   CHECK_FALSE(user->has_value());
+}
+
+TEST_CASE("an LMDB user that starts during `dirload index` waits and reads the rebuilt file") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapcat");
+  TempDir t;
+  const std::string dir = t.File("db");
+  fs::create_directory(dir);
+  const std::string conf = Config(t, dir);
+  // Enough entries that the rebuild lasts long enough to be caught.
+  std::string ldif = kBase;
+  for (int i = 0; i < 30000; ++i) {
+    const std::string n = std::to_string(i);
+    ldif += "dn: uid=p" + n + ",ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: p" +
+            n + "\ncn: Person " + n + "\nsn: S" + n + "\n\n";
+  }
+  RunResult loaded = RunDirload({"add", "-f", conf, "-l", t.Write("base.ldif", ldif)});
+  REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
+  const std::string before = RunDirload({"cat", "-f", conf}).out;
+
+  testing::ChildProcess index;
+  std::string error;
+  REQUIRE_MESSAGE(
+      index.Start({testing::DirloadPath(), "index", "-f", conf, "--all", "--progress", "never"},
+                  t.File("index.out"), t.File("index.err"), &error),
+      error);
+  // Wait until the rebuild holds the environment (its copy and rebuild
+  // take a while), then start slapcat.
+  bool held = false;
+  for (int i = 0; i < 2000 && index.Running() && !held; ++i) {
+    Result<std::optional<std::string>> user = LmdbEnvironmentUser(dir);
+    REQUIRE(user.ok());
+    held = user->has_value() && (*user)->find("dirload") != std::string::npos;
+    if (!held) testing::SleepSeconds(0.002);
+  }
+  REQUIRE_MESSAGE(held, "the rebuild ended before it was seen holding the environment");
+  testing::ChildProcess slapcat;
+  REQUIRE_MESSAGE(slapcat.Start({testing::FindProgram("slapcat"), "-f", conf},
+                                t.File("slapcat.out"), t.File("slapcat.err"), &error),
+                  error);
+  // Still rebuilding a moment later: slapcat waits in mdb_env_open.
+  testing::SleepSeconds(0.2);
+  if (index.Running()) CHECK(slapcat.Running());
+  testing::ProcessResult indexed, catted;
+  index.Wait(120, &indexed);
+  CHECK(indexed.exit_code == 0);
+  slapcat.Wait(60, &catted);
+  CHECK(catted.exit_code == 0);
+  std::ifstream in(t.File("slapcat.out"));
+  const std::string out((std::istreambuf_iterator<char>(in)), {});
+  // slapcat waited for the install: it read the file that is there now,
+  // whole; the old one is gone and the build directory with it.
+  CHECK(out.find("dn: uid=p29999,ou=people,dc=example,dc=com") != std::string::npos);
+  CHECK(RunDirload({"cat", "-f", conf}).out == before);
+  CHECK_FALSE(fs::exists(dir + "/.dirload-build"));
+  struct stat st {};
+  REQUIRE(::stat((dir + "/data.mdb").c_str(), &st) == 0);
+  CHECK(st.st_nlink == 1);
 }
 
 }  // namespace

@@ -1,13 +1,10 @@
 #include "lib/format/mdb/mdb_rebuild.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <set>
 
+#include "lib/format/mdb/mdb_build_dir.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/util/ascii.h"
 
@@ -82,10 +79,12 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
   wo.write_map = true;  // index records change pages all over the file
   for (const IndexSpec& spec : plan.rebuild) wo.index_names.emplace_back(spec.name());
   for (const std::string& n : plan.drop) wo.index_names.push_back(n);
-  const bool lock_existed = std::filesystem::exists(dir + "/lock.mdb");
-  Result<mdb::MdbIndexStats> built = mdb::MdbIndexStats{};
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbBuildDir> build,
+                           mdb::MdbBuildDir::Create(dir, /*copy_existing=*/true));
+  mdb::MdbIndexStats built;
   {
-    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> env, mdb::MdbEnv::Open(dir, wo));
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> env,
+                             mdb::MdbEnv::Open(build->path(), wo));
     if (!plan.drop.empty()) {
       DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, env->Begin(true));
       for (const std::string& n : plan.drop) {
@@ -100,16 +99,43 @@ Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t m
       mdb::MdbIndexOptions o = options;
       o.rebuild = true;
       o.sync = true;
-      built = mdb::MdbIndexBuilder::Build(*env, schema, plan.rebuild, o);
+      DIRLOAD_ASSIGN_OR_RETURN(built, mdb::MdbIndexBuilder::Build(*env, schema, plan.rebuild, o));
     }
   }
-  // slapd (user openldap) must be able to open a lock file dirload created.
-  if (!lock_existed) {
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0) {
-      (void)::chown((dir + "/lock.mdb").c_str(), st.st_uid, st.st_gid);
+  DIRLOAD_RETURN_IF_ERROR(build->Install());
+  return built;
+}
+
+Result<mdb::MdbIndexStats> FinishMdbBuild(const std::string& dir, uint64_t map_size,
+                                          const Schema& schema, uint64_t entries,
+                                          const std::vector<IndexSpec>& specs,
+                                          const mdb::MdbIndexOptions& options) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbBuildDir> build, mdb::MdbBuildDir::Resume(dir));
+  mdb::MdbEnvOptions wo;
+  wo.map_size = map_size != 0 ? map_size : uint64_t{64} << 30;
+  wo.quick = true;
+  wo.write_map = true;
+  for (const IndexSpec& spec : specs) wo.index_names.emplace_back(spec.name());
+  mdb::MdbIndexStats built;
+  {
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEnv> env,
+                             mdb::MdbEnv::Open(build->path(), wo));
+    {
+      DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, env->Begin(false));
+      mdb::MdbDbStat stat;
+      DIRLOAD_RETURN_IF_ERROR(txn.Stat(env->id2e(), &stat));
+      if (stat.entries != entries) {
+        return Status::Corruption(build->path() + ": id2e holds " + std::to_string(stat.entries) +
+                                  " entries where the load recorded " + std::to_string(entries))
+            .WithOrigin(ErrorOrigin::kDatabase);
+      }
     }
+    mdb::MdbIndexOptions o = options;
+    o.rebuild = true;  // what phase 2 wrote before it stopped is rewritten
+    o.sync = true;
+    DIRLOAD_ASSIGN_OR_RETURN(built, mdb::MdbIndexBuilder::Build(*env, schema, specs, o));
   }
+  DIRLOAD_RETURN_IF_ERROR(build->Install());
   return built;
 }
 

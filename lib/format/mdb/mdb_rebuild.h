@@ -36,12 +36,27 @@ Result<MdbIndexPlan> PlanMdbIndexRebuild(const std::string& dir, const Schema& s
                                          const IndexConfig& config,
                                          std::span<const std::string> attributes, bool all);
 
-// Carries `plan` out in place, as slapindex -q does: one writable map, the
-// drops first, then MdbIndexBuilder::Build, one sync at the end. `map_size`
-// is slapd's maxsize (0: room enough). A lock file this run creates takes
-// the directory's owner (slapd runs as `openldap`).
+// Carries `plan` out as slapindex -q does (one writable map, the drops
+// first, then MdbIndexBuilder::Build, one sync at the end), but on a copy
+// of data.mdb built aside and put in place when complete (mdb_build_dir.h):
+// slapd never finds half an index, and a run that stops leaves the
+// database as it was. `map_size` is slapd's maxsize (0: room enough).
+// The caller keeps other processes out of the environment throughout
+// (lib/db/lmdb_presence.h), and opens none itself meanwhile.
 Result<mdb::MdbIndexStats> RunMdbIndexRebuild(const std::string& dir, uint64_t map_size,
                                               const Schema& schema, const MdbIndexPlan& plan,
                                               const mdb::MdbIndexOptions& options);
+
+// Finishes a first load that was killed in phase 2 with its entries
+// complete (mdb_build_dir.h, ReadMdbCompleteEntries): checks that id2e in
+// the build holds the `entries` recorded, builds `specs` there as phase 2
+// does, and installs the build. The caller holds the environment and has
+// made sure DIR holds no data.mdb. On failure the build is kept, to try
+// again. Errors: a build whose entries are not those recorded (kDatabase),
+// the engine's (kStorage).
+Result<mdb::MdbIndexStats> FinishMdbBuild(const std::string& dir, uint64_t map_size,
+                                          const Schema& schema, uint64_t entries,
+                                          const std::vector<IndexSpec>& specs,
+                                          const mdb::MdbIndexOptions& options);
 
 }  // namespace dirload
