@@ -10,10 +10,11 @@
 # -t on a copy changes no index database: mdb_dump before and after).
 #
 #   bench/run_online_bench.sh [--entries N] [--more N] [--runs N] [--batch N]
-#                             [--build DIR] [--dir DIR]
+#                             [--tools "T ..."] [--build DIR] [--dir DIR]
 # --entries: the database before (default 20000); --more: appended (default
-# 10000); --batch: dirload's --batch (default 100). Prints one line per run
-# and tool, then the medians.
+# 10000); --batch: dirload's --batch (default 100); --tools: some of
+# dirload-add-online slapadd dirload-index-online slapindex (default all).
+# Prints one line per run and tool, then the medians.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,12 +24,14 @@ entries=20000
 more=10000
 runs=3
 batch=100
+tools="dirload-add-online slapadd dirload-index-online slapindex"
 while (($#)); do
   case "$1" in
     --entries) entries=$2; shift 2 ;;
     --more) more=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
+    --tools) tools=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --dir) work=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -147,6 +150,7 @@ $(field max_ms "$work/$prefix.writer") $(field acked "$work/$prefix.writer")" >>
 for run in $(seq "$runs"); do
   # add --online and slapadd beside slapd.
   for tool in dirload-add-online slapadd; do
+    [[ " $tools " == *" $tool "* ]] || continue
     db="$work/db-$tool"
     fresh "$db" "$work/base.ldif"
     start_slapd "$db.conf"
@@ -165,6 +169,7 @@ for run in $(seq "$runs"); do
   done
   # index --online and slapindex beside slapd, on the whole database.
   for tool in dirload-index-online slapindex; do
+    [[ " $tools " == *" $tool "* ]] || continue
     db="$work/db-$tool"
     fresh "$db" "$all"
     start_slapd "$db.conf"
@@ -186,7 +191,7 @@ done
 echo "# tool entries/s client_median_ms client_p99_ms client_max_ms client_acked acked_missing indexes_equal_slapindex"
 cat "$results"
 echo "# medians over $runs runs ($entries entries, $more appended, --batch $batch)"
-for tool in dirload-add-online slapadd dirload-index-online slapindex; do
+for tool in $tools; do
   awk -v t="$tool" '$1 == t' "$results" | python3 -c '
 import statistics, sys
 rows = [l.split() for l in sys.stdin if l.strip()]
