@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -26,6 +27,7 @@ struct ConfigValue {
   std::string type;  // lower case, options removed
   std::string value;
   int line = 0;
+  std::string spelling;  // the type as written, for messages
 };
 
 struct ConfigEntry {
@@ -50,6 +52,21 @@ struct ConfigEntry {
     return v.line > 0 ? file + ":" + std::to_string(v.line) : file;
   }
 };
+
+// One note per configuration attribute of `e` that dirload does not read
+// (of those `read`), for -v: the settings slapd has and a load does not
+// need (olcAccess, olcLogLevel, ...).
+void NoteIgnored(const ConfigEntry& e, std::initializer_list<std::string_view> read,
+                 SlapdConfig* cfg) {
+  std::set<std::string_view> noted;
+  for (const ConfigValue& v : e.values) {
+    if (!v.type.starts_with("olc")) continue;
+    if (std::find(read.begin(), read.end(), v.type) != read.end()) continue;
+    if (!noted.insert(v.type).second) continue;
+    cfg->notes.push_back(e.Where(v) + ": ignored " + v.spelling +
+                         " (slapd's; a load does not use it)");
+  }
+}
 
 Status ConfigError(std::string message) {
   return Status::ParseError(std::move(message)).WithOrigin(ErrorOrigin::kConfiguration);
@@ -120,7 +137,7 @@ Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text) 
                          "' is undefined: slapd 2.5 has no such configuration attribute, and "
                          "slapadd refuses it too");
     }
-    entry.values.push_back({AsciiLowerCopy(type), std::string(a.value), line});
+    entry.values.push_back({AsciiLowerCopy(type), std::string(a.value), line, std::string(type)});
   }
   ldif::Record more;
   Result<bool> again = reader.Next(&more);
@@ -366,6 +383,11 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
   }
   DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, tree.Entry(global_file));
   DIRLOAD_RETURN_IF_ERROR(ReadGlobal(global, &cfg));
+  NoteIgnored(
+      global,
+      {"olcindexhash64", "olcindexsubstrifminlen", "olcindexsubstrifmaxlen", "olcindexsubstranylen",
+       "olcindexsubstranystep", "olcindexintlen", "olcattributeoptions"},
+      &cfg);
 
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> modules,
                            tree.NumberedFiles(config_dir, "cn=module"));
@@ -375,6 +397,7 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
       std::string first = text.substr(0, text.find(' '));
       cfg.modules.push_back(ModuleName(first));
     }
+    NoteIgnored(e, {"olcmoduleload"}, &cfg);
   }
 
   const std::string builtin_schema = config_dir + "/cn=schema.ldif";
@@ -394,6 +417,10 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
   for (const std::string& f : databases) {
     DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, tree.Entry(f));
     DIRLOAD_ASSIGN_OR_RETURN(SlapdDatabase db, ReadDatabase(e));
+    NoteIgnored(e,
+                {"olcdatabase", "olcsuffix", "olcdbdirectory", "olcdbindex", "olcrootdn",
+                 "olclastmod", "olcdbmaxsize", "olcdbenvflags", "olcdbconfig"},
+                &cfg);
     if (cfg.FindDatabase(db.number) != nullptr) {
       return ConfigError(tree.Name(f) + ": a second database numbered " +
                          std::to_string(db.number));
@@ -406,6 +433,7 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
       const ConfigValue* v = oe.First("olcoverlay");
       if (v == nullptr) return ConfigError(tree.Name(o) + ": no olcOverlay attribute");
       db.overlays.push_back(ModuleName(Stripped(v->value)));
+      NoteIgnored(oe, {"olcoverlay"}, &cfg);
     }
     cfg.databases.push_back(std::move(db));
   }

@@ -21,8 +21,10 @@
 // Each file holds one LDIF entry (after slapd's "# AUTO-GENERATED FILE" and
 // CRC comments; the CRC is not checked, slapd only warns about it either).
 // "{N}" ordering prefixes are stripped from values, and values are taken in
-// the order of their prefixes, as slapd does. Everything else is ignored:
-// slapd writes every default, so a note per attribute would say nothing.
+// the order of their prefixes, as slapd does. The other configuration
+// attributes of those entries (olcAccess, olcLogLevel, ...) are ignored, one
+// note per attribute and file (shown with -v, as slapd.conf's ignored
+// directives are); an attribute slapd 2.5 does not define is an error.
 //
 // Errors name the file (and line, for a malformed file) and are marked
 // ErrorOrigin::kConfiguration.

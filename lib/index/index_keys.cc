@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lib/idl/idl_format.h"
+#include "lib/schema/approx_match.h"
 #include "lib/schema/normalize.h"
 #include "lib/util/ascii.h"
 
@@ -114,6 +115,18 @@ Result<std::string> EqualityKey(const Schema& schema, const AttributeType& index
   return EqualityKeyFromNormalized(normalized);
 }
 
+Result<std::vector<std::string>> ApproxAssertionKeys(const Schema& schema,
+                                                     const AttributeType& index_type,
+                                                     std::string_view value) {
+  std::string normalized;
+  DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, index_type, value, &normalized));
+  std::vector<std::string> codes;
+  DIRLOAD_RETURN_IF_ERROR(ApproxLookupCodes(normalized, &codes));
+  KeyList keys;
+  for (const std::string& code : codes) keys.Add(kApproxKeyTag, code);
+  return keys.ToVector();
+}
+
 bool UnicodeSubstrings(const AttributeType& type) {
   if (type.substr == nullptr) return false;
   switch (type.substr->normalizer) {
@@ -215,25 +228,31 @@ Result<std::vector<std::string>> SubstringAssertionKeys(const Schema& schema,
 Status AddValueKeys(const Schema& schema, const IndexSpec& spec, std::string_view value,
                     KeyList* keys, std::string* scratch, DnNormalizer* dns) {
   const AttributeType& type = *spec.type;
-  bool eq = spec.HasEqualityKeys() && type.equality != nullptr;
-  bool sub = (spec.mask & kIndexSubstr) && type.substr != nullptr;
-  if (!eq && !sub) return Status::Ok();
-  if (eq && dns != nullptr && type.equality->normalizer == Normalizer::kDistinguishedName) {
+  const bool eq = spec.Has(kIndexEquality) && type.equality != nullptr;
+  const bool approx = spec.Has(kIndexApprox) && HasApproxRule(type.equality);
+  const bool sub = (spec.mask & kIndexSubstr) && type.substr != nullptr;
+  if (!eq && !approx && !sub) return Status::Ok();
+  const bool normalized = eq || approx;
+  if (normalized && dns != nullptr && type.equality->normalizer == Normalizer::kDistinguishedName) {
     DIRLOAD_RETURN_IF_ERROR(dns->Normalize(value, scratch));
-  } else if (eq) {
+  } else if (normalized) {
     DIRLOAD_RETURN_IF_ERROR(NormalizeEquality(schema, type, value, scratch));
   }
-  if (sub && (!eq || type.substr->normalizer != type.equality->normalizer)) {
+  std::string sub_norm;
+  const bool sub_apart =
+      sub && (!normalized || type.substr->normalizer != type.equality->normalizer);
+  if (sub_apart) {
     // The substring rule folds differently: normalise again with it.
-    std::string sub_norm;
     DIRLOAD_RETURN_IF_ERROR(
         NormalizeSubstring(schema, type, value, SubstringPosition::kWhole, &sub_norm));
-    if (eq) keys->Add(kEqualityKeyTag, *scratch);
-    AddSubstringValueKeys(sub_norm, UnicodeSubstrings(type), spec.mask, keys);
-    return Status::Ok();
   }
+  std::vector<std::string> codes;
+  if (approx) DIRLOAD_RETURN_IF_ERROR(ApproxIndexCodes(*scratch, &codes));
   if (eq) keys->Add(kEqualityKeyTag, *scratch);
-  if (sub) AddSubstringValueKeys(*scratch, UnicodeSubstrings(type), spec.mask, keys);
+  for (const std::string& code : codes) keys->Add(kApproxKeyTag, code);
+  if (sub)
+    AddSubstringValueKeys(sub_apart ? sub_norm : *scratch, UnicodeSubstrings(type), spec.mask,
+                          keys);
   return Status::Ok();
 }
 
@@ -244,6 +263,8 @@ std::string DescribeKey(std::string_view key) {
         return "pres";
       case kEqualityKeyTag:
         return "eq";
+      case kApproxKeyTag:
+        return "approx";
       case kSubInitialKeyTag:
         return "sub^";
       case kSubAnyKeyTag:

@@ -8,8 +8,11 @@
 //                                              attribute (or a subtype)
 //   equality     '=' normalised value          NormalizeEquality with the
 //                                              index type's EQUALITY rule
-//   approx       the equality key: dirload has no approximate rules, so ~=
-//                is equality and an approx index writes equality keys.
+//   approx       '~' phonetic code             one per word of the value
+//                                              normalised with the EQUALITY
+//                                              rule, for the words with a
+//                                              code (slapd's approxIndexer,
+//                                              lib/schema/approx_match.h)
 //   sub initial  '^' first k characters        k = 2..min(4, L)
 //   sub any      '*' 4 characters              at every position 0..L-4
 //   sub final    '$' last k characters         k = 2..min(4, L)
@@ -71,6 +74,7 @@ namespace dirload {
 
 inline constexpr char kPresenceKeyTag = '+';
 inline constexpr char kEqualityKeyTag = '=';
+inline constexpr char kApproxKeyTag = '~';
 inline constexpr char kSubInitialKeyTag = '^';
 inline constexpr char kSubAnyKeyTag = '*';
 inline constexpr char kSubFinalKeyTag = '$';
@@ -116,14 +120,23 @@ class KeyList {
 // The presence key, "+".
 std::string PresenceKey();
 
-// The equality (and approx) key of a value or assertion under the index
-// type's EQUALITY rule. InvalidArgument when the type has no EQUALITY rule
+// The equality key of a value or assertion under the index type's EQUALITY
+// rule. InvalidArgument when the type has no EQUALITY rule
 // or the value cannot be normalised.
 Result<std::string> EqualityKey(const Schema& schema, const AttributeType& index_type,
                                 std::string_view value);
 // The same from an already normalised value: tag + normalised, or its hashed
 // form.
 std::string EqualityKeyFromNormalized(std::string_view normalized);
+
+// The approx keys to look up for an assertion on an index of `index_type`
+// (which has an approximate rule, approx_match.h): one per word of the
+// assertion that has a phonetic code, in order, repeats removed. Empty when
+// no word has one: the index cannot narrow the search. InvalidArgument when
+// the assertion cannot be normalised.
+Result<std::vector<std::string>> ApproxAssertionKeys(const Schema& schema,
+                                                     const AttributeType& index_type,
+                                                     std::string_view value);
 
 // A substring assertion as it appears in a filter (unescaped, not
 // normalised): any of the parts may be absent.
@@ -153,8 +166,8 @@ void AddSubstringValueKeys(std::string_view normalized, bool unicode, IndexMask 
 bool UnicodeSubstrings(const AttributeType& type);
 
 // Everything `spec` indexes for one value of an entry, except presence
-// (which is per entry, not per value): equality keys if eq/approx, substring
-// keys if sub*. Appends to *keys. InvalidArgument when the value cannot be
+// (which is per entry, not per value): equality keys if eq, approx keys if
+// approx, substring keys if sub*. Appends to *keys. InvalidArgument when the value cannot be
 // normalised (nothing appended). `scratch` is reused across calls. With
 // `dns`, DN values are normalised through it (the same bytes, with its
 // cache of parents' names).
@@ -166,7 +179,7 @@ Status AddValueKeys(const Schema& schema, const IndexSpec& spec, std::string_vie
 void KeyDigest(std::string_view bytes, uint8_t out[kKeyDigestBytes]);
 
 // Human-readable form of a key for --explain and stat: "eq:smith",
-// "sub*:mith", "pres", "#eq:3f2a...".
+// "sub*:mith", "approx:SM0", "pres", "#eq:3f2a...".
 std::string DescribeKey(std::string_view key);
 
 }  // namespace dirload

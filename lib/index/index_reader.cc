@@ -24,7 +24,7 @@ Result<IdList> LookupPresence(Store* store, const IndexSpec& spec) {
 
 Result<IdList> LookupEquality(Store* store, const Schema& schema, const IndexSpec& spec,
                               std::string_view value) {
-  if (!spec.HasEqualityKeys()) {
+  if (!spec.Has(kIndexEquality)) {
     return Status::InvalidArgument("index on '" + std::string(spec.name()) +
                                    "' has no equality keys");
   }

@@ -28,7 +28,7 @@ namespace dirload {
 // entries having the attribute (requires spec.Has(kIndexPresence)),
 [[nodiscard]] Result<IdList> LookupPresence(Store* store, const IndexSpec& spec);
 // entries with a value equal to `value` under the index type's equality rule
-// (requires spec.HasEqualityKeys()),
+// (requires spec.Has(kIndexEquality)),
 [[nodiscard]] Result<IdList> LookupEquality(Store* store, const Schema& schema,
                                             const IndexSpec& spec, std::string_view value);
 // candidates for a substring assertion: the intersection of the lists of its

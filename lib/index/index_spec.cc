@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/schema/approx_match.h"
 #include "lib/store/tables.h"
 #include "lib/util/ascii.h"
 
@@ -133,10 +134,12 @@ Status IndexConfig::AddLine(const Schema& schema, std::string_view args, std::st
       return Status::ParseError(Prefix(where) + "index attribute '" + std::string(a) +
                                 "' undefined");
     }
-    if ((mask & (kIndexEquality | kIndexApprox)) && type->equality == nullptr) {
-      return Status::ParseError(Prefix(where) +
-                                std::string(mask & kIndexEquality ? "equality" : "approx") +
-                                " index of attribute '" + std::string(a) +
+    if ((mask & kIndexApprox) && !HasApproxRule(type->equality)) {
+      return Status::ParseError(Prefix(where) + "approx index of attribute '" + std::string(a) +
+                                "' disallowed: it has no approximate matching rule");
+    }
+    if ((mask & kIndexEquality) && type->equality == nullptr) {
+      return Status::ParseError(Prefix(where) + "equality index of attribute '" + std::string(a) +
                                 "' disallowed: it has no equality matching rule");
     }
     if ((mask & kIndexSubstr) && type->substr == nullptr) {

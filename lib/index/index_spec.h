@@ -15,11 +15,12 @@
 //     error ("duplicate index definition"), as in slapd.
 //   - The attribute must be defined in the schema (names and OIDs, any case);
 //     attribute options ("cn;lang-en") are not supported here.
-//   - eq needs an EQUALITY rule, sub* a SUBSTR rule. approx needs an EQUALITY
-//     rule: dirload has no approximate matching rules, so ~= matches as
-//     equality and an approx index is served by the equality keys (see
-//     index_keys.h). (slapd accepts approx where the type's equality rule has
-//     an associated approx rule, which the string rules have.)
+//   - eq needs an EQUALITY rule, sub* a SUBSTR rule, approx an approximate
+//     rule: slapd's phonetic rule, which the caseIgnore, caseExact,
+//     caseIgnoreIA5 and caseExactIA5 equality rules carry
+//     (lib/schema/approx_match.h); elsewhere slapd refuses it ("approx index
+//     of attribute "telephoneNumber" disallowed"), checked before eq as
+//     slapd does.
 //   - Tokens are separated by blanks; the lists are comma-separated without
 //     blanks, as slapd splits them ("cn, sn eq" is three arguments: an error).
 //
@@ -76,8 +77,6 @@ struct IndexSpec {
   // The table the index is stored in: IndexTableName(name()) ("idx.cn").
   std::string table() const;
   bool Has(IndexMask kinds) const { return (mask & kinds) != 0; }
-  // Equality keys are written when eq or approx is configured.
-  bool HasEqualityKeys() const { return Has(kIndexEquality | kIndexApprox); }
 };
 
 class IndexConfig {

@@ -274,4 +274,31 @@ Status Normalize(std::string_view s, bool fold_case, std::string* out) {
   return Status::Ok();
 }
 
+Status NormalizeApprox(std::string_view s, bool fold_case, std::string* out) {
+  out->clear();
+  out->reserve(s.size());
+  // Decomposition moves only marks (class > 0, never ASCII) past each other,
+  // so decomposing one code point at a time keeps the same ASCII code points
+  // in the same order as slapd's decomposition of a whole run.
+  std::vector<char32_t> one(1), decomposed;
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      out->push_back(AsciiFold(s[i], fold_case));
+      ++i;
+      continue;
+    }
+    char32_t cp;
+    const size_t n = Decode(s, i, &cp);
+    if (n == 0) return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(i));
+    i += n;
+    one[0] = fold_case ? ToLower(cp) : cp;
+    Decompose(one, &decomposed);
+    for (char32_t c : decomposed) {
+      if (c < 0x80) out->push_back(static_cast<char>(c));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace dirload::lunicode

@@ -44,4 +44,11 @@ char32_t ToLower(char32_t c);
 // a byte sequence that is not UTF-8 by IsSlapdUtf8's rules.
 Status Normalize(std::string_view s, bool fold_case, std::string* out);
 
+// UTF8bvnormalize(s, LDAP_UTF8_APPROX | (fold_case ? LDAP_UTF8_CASEFOLD : 0)),
+// the first step of slapd's approximate matching: each code point is case
+// folded (when asked), decomposed with the compatibility table, and only the
+// ASCII code points of its decomposition are kept ("Émile" becomes "Emile",
+// "中文" nothing). Spaces are not touched. Errors as Normalize.
+Status NormalizeApprox(std::string_view s, bool fold_case, std::string* out);
+
 }  // namespace dirload::lunicode

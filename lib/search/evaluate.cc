@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "lib/schema/approx_match.h"
 #include "lib/schema/normalize.h"
 #include "lib/schema/syntax.h"
 
@@ -27,6 +28,8 @@ struct Assertion {
   const MatchingRule* rule = nullptr;
   bool valid = false;                  // false: the rule could not normalise the assertion
   std::string key;                     // equality and ordering
+  bool phonetic = false;               // approx under slapd's approximate rule
+  std::vector<std::string> codes;      // its words' phonetic codes
   std::optional<std::string> initial;  // substrings
   std::vector<std::string> any;
   std::optional<std::string> final;
@@ -74,6 +77,10 @@ Assertion Normalize(const Schema& schema, const Filter& f, const AttributeType& 
     return a;
   }
   a.valid = NormalizeValue(schema, *rule, f.value, &a.key).ok();
+  if (a.valid && f.kind == FilterKind::kApprox && HasApproxRule(rule)) {
+    a.phonetic = true;
+    a.valid = ApproxAssertionCodes(a.key, &a.codes).ok();
+  }
   return a;
 }
 
@@ -165,6 +172,7 @@ struct Evaluator {
   const DescriptionTable& descriptions;
   const EntryView& entry;
   std::string scratch;
+  std::vector<std::string> codes;  // a value's phonetic codes
 
   Truth Item(const Node& n) {
     if (n.undefined) return Truth::kUndefined;
@@ -187,8 +195,13 @@ struct Evaluator {
     const Assertion* a = n.AssertionFor(rule);
     if (a == nullptr || !a->valid) return false;
     switch (n.kind) {
-      case FilterKind::kEquality:
       case FilterKind::kApprox:
+        if (a->phonetic) {
+          return NormalizeValue(schema, *rule, value, &scratch).ok() &&
+                 ApproxValueCodes(scratch, &codes).ok() && ApproxCodesMatch(codes, a->codes);
+        }
+        return NormalizeValue(schema, *rule, value, &scratch).ok() && scratch == a->key;
+      case FilterKind::kEquality:
         return NormalizeValue(schema, *rule, value, &scratch).ok() && scratch == a->key;
       case FilterKind::kGreaterOrEqual:
         return NormalizeValue(schema, *rule, value, &scratch).ok() &&

@@ -20,9 +20,11 @@
 //   - Each value is compared with its own type's rule (a subtype may name a
 //     rule of its own); the assertion is normalised once per distinct rule. A
 //     stored value the rule cannot normalise counts as not matching.
-//   - Equality and approx compare equality keys; ~= uses the equality rule,
-//     because no schema here defines approximate rules (slapd's phonetic
-//     approximate matching of directory strings is not reproduced).
+//   - Equality compares equality keys. Approx (~=) is slapd's phonetic
+//     approxMatch where the type's equality rule carries slapd's approximate
+//     rule (the caseIgnore, caseExact and IA5 string rules: each word of the
+//     assertion, in order, sounds like a word of the value; approx_match.h),
+//     and equality elsewhere, as in slapd.
 //   - objectClass equality (and approx) holds for superclasses, as slapd's
 //     objectSubClassMatch does: (objectClass=person) matches an entry listing
 //     only inetOrgPerson, and (objectClass=top) every entry. An asserted class
@@ -54,7 +56,9 @@ namespace dirload {
 
 // The matching rule an item of `kind` applies to values of `type` (equality
 // for = and ~=, ordering for >= and <=, substrings for *); null when the type
-// has none, or for presence and the boolean kinds.
+// has none, or for presence and the boolean kinds. ~= normalises with the
+// equality rule, then matches phonetically when the rule has slapd's
+// approximate rule (HasApproxRule).
 const MatchingRule* MatchingRuleFor(FilterKind kind, const AttributeType* type);
 
 enum class Truth : uint8_t { kFalse, kTrue, kUndefined };

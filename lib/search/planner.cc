@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "lib/index/index_keys.h"
+#include "lib/schema/approx_match.h"
 #include "lib/search/evaluate.h"
 #include "lib/util/ascii.h"
 
@@ -61,6 +62,42 @@ Result<Candidates> Planner::Plan(const Filter& filter, PlanNode* plan) {
   PlanNode scratch;
   return PlanFilterTree(filter, plan != nullptr ? plan : &scratch,
                         [this](const Filter& f, PlanNode* p) { return PlanItem(f, p); });
+}
+
+Result<Candidates> Planner::PlanApprox(const Filter& f, const AttributeType* type,
+                                       const IndexSpec& spec, PlanNode* plan) {
+  const std::string table = spec.table();
+  if (!spec.Has(kIndexApprox)) {
+    plan->how = "not indexed: " + table + " has no approx";
+    return Candidates::All();
+  }
+  if (!SubtypesShareRule(schema_, type, f.kind, spec.type->equality)) {
+    plan->how = "not indexed: a subtype of " + std::string(type->name()) +
+                " compares with another rule than " + table;
+    return Candidates::All();
+  }
+  Result<std::vector<std::string>> keys = ApproxAssertionKeys(schema_, *spec.type, f.value);
+  if (!keys.ok()) {
+    plan->how = "not indexed: " + keys.status().message();
+    return Candidates::All();
+  }
+  if (keys->empty()) {
+    plan->how = "not indexed: no word of the assertion has a phonetic code";
+    return Candidates::All();
+  }
+  // Each word of the assertion has its code among a matching value's keys.
+  return ReadIntersection(table, *keys, plan);
+}
+
+Result<Candidates> Planner::ReadIntersection(const std::string& table,
+                                             const std::vector<std::string>& keys, PlanNode* plan) {
+  plan->how = table;
+  bool first = true;
+  return IntersectKeyLists(keys, [&](const std::string& key) {
+    plan->how += (first ? " " : " & ") + DescribeKey(key);
+    first = false;
+    return Read(table, key, plan);
+  });
 }
 
 Result<IdList> Planner::Read(const std::string& table, const std::string& key, PlanNode* plan) {
@@ -160,6 +197,19 @@ Result<Candidates> PlanFilterTree(const Filter& f, PlanNode* plan, const PlanIte
   return result;
 }
 
+Result<Candidates> IntersectKeyLists(const std::vector<std::string>& keys, const KeyReadFn& read) {
+  std::vector<IdList> lists;
+  for (const std::string& key : keys) {
+    DIRLOAD_ASSIGN_OR_RETURN(IdList ids, read(key));
+    const bool none = ids.empty();
+    lists.push_back(std::move(ids));
+    if (none) break;
+  }
+  std::vector<const IdList*> ptrs;
+  for (const IdList& l : lists) ptrs.push_back(&l);
+  return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+}
+
 bool SubtypesShareRule(const Schema& schema, const AttributeType* type, FilterKind kind,
                        const MatchingRule* rule) {
   for (const AttributeType* t : schema.attribute_types()) {
@@ -217,10 +267,12 @@ Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
       DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(table, PresenceKey(), plan));
       return Candidates::Of(std::move(ids));
     }
-    case FilterKind::kEquality:
-    case FilterKind::kApprox: {
+    case FilterKind::kApprox:
+      if (HasApproxRule(type->equality)) return PlanApprox(f, type, *spec, plan);
+      [[fallthrough]];  // ~= is equality for the other types
+    case FilterKind::kEquality: {
       const MatchingRule* rule = spec->type->equality;
-      if (!spec->HasEqualityKeys()) {
+      if (!spec->Has(kIndexEquality)) {
         plan->how = "not indexed: " + table + " has no eq";
         return Candidates::All();
       }
@@ -287,18 +339,7 @@ Result<Candidates> Planner::PlanItem(const Filter& f, PlanNode* plan) {
         plan->how = "not indexed: no fragment long enough for " + table;
         return Candidates::All();
       }
-      std::vector<IdList> lists;
-      plan->how = table;
-      for (const std::string& key : *keys) {
-        plan->how += (lists.empty() ? " " : " & ") + DescribeKey(key);
-        DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(table, key, plan));
-        const bool none = ids.empty();
-        lists.push_back(std::move(ids));
-        if (none) break;  // the intersection is empty already
-      }
-      std::vector<const IdList*> ptrs;
-      for (const IdList& l : lists) ptrs.push_back(&l);
-      return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+      return ReadIntersection(table, *keys, plan);
     }
     default:
       plan->how = "not indexed";

@@ -14,11 +14,14 @@
 //             the OR all entries.
 //   NOT       all entries.
 //   present   the presence key, if the index has pres.
-//   = and ~=  the equality key, if the index has eq (or approx: the same
-//             keys). objectClass: the union over the asserted class and every
-//             subclass of it, since (objectClass=person) holds for entries
-//             listing only inetOrgPerson while the index holds the classes as
-//             listed.
+//   =         the equality key, if the index has eq. objectClass: the union
+//             over the asserted class and every subclass of it, since
+//             (objectClass=person) holds for entries listing only
+//             inetOrgPerson while the index holds the classes as listed.
+//   ~=        on a type with slapd's approximate rule (approx_match.h): the
+//             intersection of the approx keys of the assertion's words that
+//             have a phonetic code, if the index has approx (an eq index
+//             cannot help: "smyth" finds "Smith"); as = on other types.
 //   substrings  the intersection of the fragment keys (index_keys.h), if the
 //             index has the substring kinds and a fragment is long enough.
 //   >= <=     all entries: there are no ordering keys.
@@ -102,6 +105,13 @@ struct ItemIndex {
 ItemIndex FindItemIndex(const Schema& schema, const IndexConfig& indexes, const Filter& item,
                         PlanNode* plan);
 
+// The intersection of the ID lists of `keys` (not empty), each read by
+// `read` in order; reading stops at the first empty list, which empties the
+// intersection anyway. Substring and approx items use it: every matching
+// value has all of the assertion's keys.
+using KeyReadFn = std::function<Result<IdList>(const std::string& key)>;
+Result<Candidates> IntersectKeyLists(const std::vector<std::string>& keys, const KeyReadFn& read);
+
 // True when every subtype of `type` (itself included) that has a rule of
 // kind `kind` has `rule`: only then may an index made with `rule` answer
 // for `type`.
@@ -126,6 +136,11 @@ class Planner {
   Result<Candidates> PlanItem(const Filter& f, PlanNode* plan);
 
  private:
+  Result<Candidates> PlanApprox(const Filter& f, const AttributeType* type, const IndexSpec& spec,
+                                PlanNode* plan);
+  // IntersectKeyLists over `table`, plan->how naming the keys.
+  Result<Candidates> ReadIntersection(const std::string& table,
+                                      const std::vector<std::string>& keys, PlanNode* plan);
   Result<IdList> Read(const std::string& table, const std::string& key, PlanNode* plan);
   const Schema& schema_;
   const IndexConfig& indexes_;

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -257,6 +258,34 @@ TEST_CASE("a hand-written slapd.d: values, lines and schema entries") {
   REQUIRE_FALSE(schema.ok());
   CHECK(schema.status().origin() == ErrorOrigin::kConfiguration);
   CHECK(schema.status().message().find("cn={1}bad.ldif:4: ") != std::string::npos);
+}
+
+TEST_CASE("slapd.d: the settings a load does not use are noted once per attribute, for -v") {
+  HandWritten h;
+  h.Put("cn=config.ldif",
+        "dn: cn=config\nobjectClass: olcGlobal\ncn: config\nolcLogLevel: stats\n"
+        "olcIndexIntLen: 5\nolcPidFile: /run/slapd/slapd.pid\n");
+  h.Put("cn=config/olcDatabase={1}mdb.ldif",
+        std::string(HandWritten::kMdb) +
+            "olcAccess: {0}to * by self write\nolcAccess: {1}to * by * read\nolcDbMode: 0600\n");
+  Result<SlapdConfig> c = ReadCnConfig(h.path());
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  auto noted = [&](const std::string& text) {
+    return std::count_if(c->notes.begin(), c->notes.end(),
+                         [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  CHECK(noted(h.File("cn=config.ldif") + ":4: ignored olcLogLevel") == 1);
+  CHECK(noted(h.File("cn=config.ldif") + ":6: ignored olcPidFile") == 1);
+  // Two values, one note, at the first one's line; spelled as written.
+  CHECK(noted(h.File("cn=config/olcDatabase={1}mdb.ldif") + ":13: ignored olcAccess") == 1);
+  CHECK(noted("ignored olcAccess") == 1);
+  CHECK(noted(":15: ignored olcDbMode") == 1);
+  // What a load reads is never called ignored.
+  for (const char* read : {"olcIndexIntLen", "olcDbIndex", "olcSuffix", "olcDbDirectory",
+                           "olcDbMaxSize", "olcDatabase"}) {
+    CAPTURE(read);
+    CHECK(noted(std::string("ignored ") + read) == 0);
+  }
 }
 
 TEST_CASE("slapd.d: olcAttributeOptions values are words of attributeoptions lines") {

@@ -90,6 +90,20 @@ TEST_CASE("DN values give the same keys through a DnNormalizer, and the same ref
   }
 }
 
+TEST_CASE("approx keys: '~' and the phonetic code of each word") {
+  // The codes are slapadd's (tests/schema/approx_match_test.cc).
+  CHECK(ValueKeys("cn", kIndexApprox, "John  Smith") == std::set<std::string>{"~JN", "~SM0"});
+  CHECK(ValueKeys("cn", kIndexEquality | kIndexApprox, "Smyth") ==
+        std::set<std::string>{"=smyth", "~SM0"});
+  CHECK(ValueKeys("mail", kIndexApprox, "John.Smith@example.com") == std::set<std::string>{"~JN"});
+  CHECK(ValueKeys("cn", kIndexApprox, "123 \xe4\xb8\xad").empty());
+  CHECK(ValueKeys("cn", kIndexApprox | kIndexSubInitial, "Bo").count("~") == 0);
+  auto keys = ApproxAssertionKeys(BuiltinSchema(), Type("cn"), "smyth  JOHN smith 123");
+  REQUIRE(keys.ok());
+  CHECK(*keys == std::vector<std::string>{"~SM0", "~JN"});
+  CHECK(DescribeKey("~SM0") == "approx:SM0");
+}
+
 TEST_CASE("equality keys: case and space variants agree") {
   CHECK(Eq("cn", "John Smith") == "=john smith");
   CHECK(Eq("cn", "  JOHN    smith  ") == "=john smith");

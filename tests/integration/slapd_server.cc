@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
+#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload::testing {
@@ -23,6 +25,55 @@ std::vector<std::string> SplitRecords(const std::string& ldif) {
     p = e + 2;
   }
   return out;
+}
+
+namespace {
+
+std::string AsciiLower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::set<std::string> LowerCaseDns(const std::vector<std::string>& records) {
+  std::set<std::string> out;
+  for (const std::string& r : records) {
+    std::string dn = r.substr(0, r.find('\n'));
+    if (dn.rfind("dn: ", 0) == 0) dn = dn.substr(4);
+    out.insert(AsciiLower(std::move(dn)));
+  }
+  return out;
+}
+
+std::set<std::string> LowerCaseLines(const std::string& text) {
+  std::set<std::string> out;
+  size_t p = 0;
+  while (p < text.size()) {
+    size_t e = text.find('\n', p);
+    if (e == std::string::npos) e = text.size();
+    if (e > p) out.insert(AsciiLower(text.substr(p, e - p)));
+    p = e + 1;
+  }
+  return out;
+}
+
+OracleDb MakeOracleDb(const TempDir& tmp, const std::string& name, const std::string& extra_schema,
+                      const std::vector<std::string>& indexes, uint64_t max_size) {
+  OracleDb db{tmp.File(name), ""};
+  std::filesystem::create_directory(db.dir);
+  SlapdConf conf;
+  conf.LoadBackMdb().Include(kExampleSchemas);
+  if (!extra_schema.empty()) conf.Line("include " + extra_schema);
+  db.conf = conf.Line("sizelimit unlimited")
+                .Database("mdb")
+                .Suffix(kExampleSuffix)
+                .RootDn(kExampleRootDn)
+                .Directory(db.dir)
+                .MaxSize(max_size)
+                .Indexes(indexes)
+                .Write(tmp, name + ".conf");
+  return db;
 }
 
 void SleepSeconds(double s) {

@@ -5,7 +5,9 @@
 // Thread safety: one thread at a time per object.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,23 @@ namespace dirload::testing {
 // at blank lines, each with its blank line.
 std::vector<std::string> SplitRecords(const std::string& ldif);
 
+// The DNs of ldapsearch's records (Slapd::Answer::entries), lower-cased
+// (ASCII): a set to compare with LowerCaseLines of `dirload search --dn`.
+std::set<std::string> LowerCaseDns(const std::vector<std::string>& records);
+// The non-empty lines of `text`, lower-cased (ASCII).
+std::set<std::string> LowerCaseLines(const std::string& text);
+
 class TempDir;
+
+// A back-mdb database directory (created) in `tmp` and the slapd.conf (NAME.conf)
+// that slapadd, slapd and dirload share for it: back_mdb, the example
+// schemas and then `extra_schema` (a file; none when empty), `sizelimit
+// unlimited`, the example suffix and rootdn, `max_size`, `indexes`.
+struct OracleDb {
+  std::string dir, conf;
+};
+OracleDb MakeOracleDb(const TempDir& tmp, const std::string& name, const std::string& extra_schema,
+                      const std::vector<std::string>& indexes, uint64_t max_size);
 
 void SleepSeconds(double s);
 

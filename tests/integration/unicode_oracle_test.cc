@@ -7,11 +7,11 @@
 // stores, dn2i's normalised RDNs and the index keys are then slapd's for every
 // code point. A sample of spellings of the characters where RFC 4518 and slapd
 // part ways is then searched with `dirload search` and with ldapsearch against
-// slapd serving slapadd's database: the same entries.
+// slapd serving slapadd's database: the same entries, from slapd's format and
+// from the native format loaded from the same export.
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,20 +21,15 @@
 #include "tests/integration/slapd_server.h"
 #include "tests/support/mdb_dump.h"
 #include "tests/support/openldap.h"
-#include "tests/support/slapd_conf.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
 namespace {
 
-namespace fs = std::filesystem;
-using testing::FirstDifference;
 using testing::MdbDatabases;
-using testing::MdbDump;
 using testing::ProcessResult;
 using testing::RunDirload;
 using testing::Slapd;
-using testing::SlapdConf;
 using testing::TempDir;
 
 constexpr char kSuffix[] = "dc=example,dc=com";
@@ -204,6 +199,14 @@ Input Generate() {
   o += "dn: cn=beyond,ou=values," + s +
        "\nobjectClass: person\nobjectClass: testUnicode\ncn: beyond\nsn: s\n" +
        Attr("description", beyond) + Attr("testExact", beyond) + "\n";
+  // NUL, which slapd takes inside a value and (escaped) in an RDN.
+  const std::string nul("a\0b", 3);
+  o += Attr("dn", "cn=" + EscapeRdnValue(nul) + ",ou=values," + s) +
+       "objectClass: person\nobjectClass: testUnicode\nsn: s\n" + Attr("cn", nul) +
+       Attr("description", nul) + Attr("testExact", nul) + "\n";
+  // Beyond U+10FFFF in an RDN.
+  o += Attr("dn", "cn=" + EscapeRdnValue(beyond) + " x,ou=rdn," + s) +
+       "objectClass: person\nsn: r\n" + Attr("cn", beyond + " x") + "\n";
   // RDNs: runs of kRdnRun code points, a space doubled inside, as cn.
   n = 0;
   for (char32_t c = 1; c <= kLastCodePoint; c += kRdnRun, ++n) {
@@ -240,53 +243,8 @@ Input Generate() {
   return in;
 }
 
-struct Db {
-  std::string dir, conf;
-};
-
-Db MakeDb(const TempDir& tmp, const std::string& name, const std::string& schema) {
-  Db db{tmp.File(name), ""};
-  fs::create_directory(db.dir);
-  db.conf = SlapdConf()
-                .LoadBackMdb()
-                .Include(testing::kExampleSchemas)
-                .Line("include " + schema)
-                .Line("sizelimit unlimited")
-                .Database("mdb")
-                .Suffix(kSuffix)
-                .RootDn(testing::kExampleRootDn)
-                .Directory(db.dir)
-                .MaxSize(1073741824)
-                .Indexes(kIndexes)
-                .Write(tmp, name + ".conf");
-  return db;
-}
-
-std::set<std::string> LowerDns(const std::vector<std::string>& records) {
-  std::set<std::string> out;
-  for (const std::string& r : records) {
-    std::string dn = r.substr(0, r.find('\n'));
-    if (dn.rfind("dn: ", 0) == 0) dn = dn.substr(4);
-    std::transform(dn.begin(), dn.end(), dn.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    out.insert(dn);
-  }
-  return out;
-}
-
-std::set<std::string> Lines(const std::string& text) {
-  std::set<std::string> out;
-  size_t p = 0;
-  while (p < text.size()) {
-    size_t e = text.find('\n', p);
-    if (e == std::string::npos) e = text.size();
-    std::string dn = text.substr(p, e - p);
-    std::transform(dn.begin(), dn.end(), dn.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (!dn.empty()) out.insert(dn);
-    p = e + 1;
-  }
-  return out;
+testing::OracleDb MakeDb(const TempDir& tmp, const std::string& name, const std::string& schema) {
+  return testing::MakeOracleDb(tmp, name, schema, kIndexes, 1073741824);
 }
 
 TEST_CASE("unicode oracle: every code point normalised, stored and indexed as slapd does") {
@@ -299,7 +257,7 @@ TEST_CASE("unicode oracle: every code point normalised, stored and indexed as sl
 
   // slapadd once to get the operational attributes, then both tools load
   // the same export, so every byte can match.
-  Db first = MakeDb(tmp, "first", schema);
+  testing::OracleDb first = MakeDb(tmp, "first", schema);
   ProcessResult r =
       testing::RunSlapadd({"-q", "-f", first.conf, "-l", tmp.Write("in.ldif", in.ldif)}, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
@@ -307,8 +265,8 @@ TEST_CASE("unicode oracle: every code point normalised, stored and indexed as sl
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   const std::string exported = tmp.Write("export.ldif", r.out);
 
-  Db theirs = MakeDb(tmp, "theirs", schema);
-  Db mine = MakeDb(tmp, "mine", schema);
+  testing::OracleDb theirs = MakeDb(tmp, "theirs", schema);
+  testing::OracleDb mine = MakeDb(tmp, "mine", schema);
   r = testing::RunSlapadd({"-q", "-f", theirs.conf, "-l", exported}, 300);
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   r = RunDirload({"add", "--format", "mdb", "-f", mine.conf, "-l", exported, "--progress", "never"},
@@ -317,20 +275,8 @@ TEST_CASE("unicode oracle: every code point normalised, stored and indexed as sl
 
   {
     INFO("every sub-database, as mdb_dump prints it");
-    const std::vector<std::string> dbs = MdbDatabases(theirs.dir);
-    CHECK(MdbDatabases(mine.dir) == dbs);
-    CHECK(dbs.size() == 4 + kIndexes.size());
-    for (const std::string& name : dbs) {
-      CAPTURE(name);
-      std::string a = MdbDump(mine.dir, name), b = MdbDump(theirs.dir, name);
-      if (name == "id2e") {
-        size_t dirty = 0;
-        a = testing::MaskId2ePadding(a, &dirty);
-        CHECK(dirty == 0);
-        b = testing::MaskId2ePadding(b, &dirty);
-      }
-      CHECK(FirstDifference(a, b) == "");
-    }
+    CHECK(MdbDatabases(theirs.dir).size() == 4 + kIndexes.size());
+    CHECK(testing::SubDatabaseDifferences(mine.dir, theirs.dir) == "");
   }
 
   {
@@ -364,12 +310,47 @@ TEST_CASE("unicode oracle: every code point normalised, stored and indexed as sl
       ProcessResult mine_answer =
           RunDirload({"search", "-f", mine.conf, "-b", base, "-s", "sub", "--dn", f}, 60);
       REQUIRE_MESSAGE(mine_answer.exit_code == 0, mine_answer.Describe());
-      const std::set<std::string> want = LowerDns(theirs_answer.entries);
-      CHECK(Lines(mine_answer.out) == want);
+      const std::set<std::string> want = testing::LowerCaseDns(theirs_answer.entries);
+      CHECK(testing::LowerCaseLines(mine_answer.out) == want);
       nonempty += !want.empty();
     }
     MESSAGE(filters.size() << " searches, " << nonempty << " with entries");
     CHECK(nonempty > filters.size() / 2);
+
+    // The native format, from the same export with the same indexes: its
+    // dn2id takes every RDN (none is refused as a duplicate), and its
+    // searches answer as slapd too, indexed and not.
+    const std::string native = tmp.File("native");
+    r = RunDirload({"add", "--format", "native", "--db", native, "-f", mine.conf, "-l", exported,
+                    "--progress", "never"},
+                   300);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+    ProcessResult all = RunDirload({"search", "--db", native, "-f", mine.conf, "-b", kSuffix, "-s",
+                                    "sub", "--dn", "(objectClass=*)"},
+                                   120);
+    REQUIRE_MESSAGE(all.exit_code == 0, all.Describe());
+    // As many entries as slapd serves (the DNs are spelled differently:
+    // slapd prints them in base64 or with other escapes).
+    CHECK(testing::LowerCaseLines(all.out).size() ==
+          slapd.Search(kSuffix, "sub", "(objectClass=*)", {"1.1"}).entries.size());
+    filters.push_back("(cn=" + SampleFilterValue(std::string("a\0b", 3)) + ")");
+    filters.push_back(std::string("(description=*") + SampleFilterValue(std::string(1, '\0')) +
+                      "*)");
+    for (const std::string& f : filters) {
+      CAPTURE(f);
+      const std::set<std::string> want =
+          testing::LowerCaseDns(slapd.Search(kSuffix, "sub", f, {"1.1"}).entries);
+      for (const char* index : {"", "--no-index"}) {
+        CAPTURE(index);
+        std::vector<std::string> args = {"search", "--db",  native, "-f",  mine.conf,
+                                         "-b",     kSuffix, "-s",   "sub", "--dn"};
+        if (*index) args.push_back(index);
+        args.push_back(f);
+        ProcessResult got = RunDirload(args, 60);
+        REQUIRE_MESSAGE(got.exit_code == 0, got.Describe());
+        CHECK(testing::LowerCaseLines(got.out) == want);
+      }
+    }
   }
 }
 

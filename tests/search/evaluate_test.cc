@@ -254,11 +254,20 @@ TEST_CASE("three-valued logic: items and connectives") {
   CHECK(TruthName(kU) == "Undefined");
 }
 
-TEST_CASE("approximate matching is equality, not slapd's phonetic match") {
+TEST_CASE("approximate matching is slapd's phonetic match") {
+  // slapcat -a's answers on the sample.
   Entries e = Sample();
   CHECK(e.Matching("(sn~=mÜller)") == "a b");
-  CHECK(e.Matching("(sn~=muller)") == "");       // slapd: a b (phonetic)
-  CHECK(e.Matching("(cn~=hans mueler)") == "");  // slapd: a
+  CHECK(e.Matching("(sn~=muller)") == "a b");
+  CHECK(e.Matching("(cn~=hans mueler)") == "a");
+  CHECK(e.Matching("(cn~=mueler hans)") == "");  // the words' order counts
+  CHECK(e.Matching("(name~=smyth)") == "c");     // subtypes of name
+  CHECK(e.Matching("(cn;lang-de~=hans)") == "a");
+  CHECK(e.Matching("(mail~=karl)") == "c");  // IA5: the address up to its '@'
+  CHECK(e.Matching("(cn~=中文)") == "");     // no words left: nothing matches
+  // Types without an approximate rule compare with their equality rule.
+  CHECK(e.Matching("(uidNumber~=1005)") == "c");
+  CHECK(e.Matching("(telephoneNumber~=+15551234)") == "a");
 }
 
 TEST_CASE("description coverage: subtypes, options, language ranges, binary") {

@@ -108,4 +108,30 @@ std::string FirstDifference(const std::string& mine, const std::string& theirs) 
   }
 }
 
+std::string SubDatabaseDifferences(const std::string& mine, const std::string& theirs) {
+  const std::vector<std::string> names = MdbDatabases(theirs);
+  const std::vector<std::string> mine_names = MdbDatabases(mine);
+  std::string out;
+  if (mine_names != names) {
+    out += "sub-databases: mine";
+    for (const std::string& n : mine_names) out += " " + n;
+    out += "; theirs";
+    for (const std::string& n : names) out += " " + n;
+    out += "\n";
+  }
+  for (const std::string& name : names) {
+    std::string a = MdbDump(mine, name), b = MdbDump(theirs, name);
+    if (name == "id2e") {
+      size_t dirty = 0;
+      a = MaskId2ePadding(a, &dirty);
+      if (dirty != 0)
+        out += "id2e: " + std::to_string(dirty) + " values of mine padded with non-zero bytes\n";
+      b = MaskId2ePadding(b, &dirty);
+    }
+    const std::string d = FirstDifference(a, b);
+    if (!d.empty()) out += name + ": " + d + "\n";
+  }
+  return out;
+}
+
 }  // namespace dirload::testing

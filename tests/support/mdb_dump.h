@@ -28,4 +28,10 @@ std::string MaskId2ePadding(const std::string& dump, size_t* dirty);
 // key or value per line).
 std::string FirstDifference(const std::string& mine, const std::string& theirs);
 
+// Every sub-database of the environment in `mine` against the one in
+// `theirs`, as mdb_dump prints them, id2e up to its padding (which must be
+// zero in `mine`): "" when all are equal, else a line per difference, e.g.
+// "cn: line 12: dirload ' 534d30' slapadd ' 534d31'".
+std::string SubDatabaseDifferences(const std::string& mine, const std::string& theirs);
+
 }  // namespace dirload::testing

@@ -15,15 +15,15 @@
 // with more than kMdbMaxIdsPerKey IDs is stored as the range {0, lo, hi}.
 //
 // The keys of each index come from its MdbKeyMaker (mdb_key_maker.h), which
-// says which kinds are supported (approx and partial substring kinds are
-// not); entries are decoded as views (DecodeMdbEntryView, bounds checked
-// only: the values not indexed are never touched): no allocation per value.
+// says which kinds are supported (partial substring kinds are not);
+// entries are decoded as views (DecodeMdbEntryView, bounds checked only: the
+// values not indexed are never touched): no allocation per value.
 //
 // Memory: pairs are held as one word each: the key itself while every key
 // of the index has 4 bytes (the default hashes, presence, 4-byte integer
-// keys), sorted by a radix sort; otherwise a key number, plus one copy of
-// each distinct key. IDs have 32 bits (entry IDs beyond 2^32 - 1 are
-// Unsupported). When a group's pairs exceed its share of
+// keys), sorted by a radix sort; otherwise (an approx index's phonetic codes
+// of 1 to 4 bytes, hash64) a key number, plus one copy of each distinct key. IDs have 32 bits
+// (entry IDs beyond 2^32 - 1 are Unsupported). When a group's pairs exceed its share of
 // MdbIndexOptions::memory_budget (below), those gathered so far are sorted
 // into a run file (lib/index/sorted_runs.h) and
 // the runs are merged at the end; with a budget of 0 everything stays in

@@ -10,6 +10,10 @@
 //   integer     ordered key of index_intlen bytes (MdbIntegerKey below)
 //   time        ordered key of 5 bytes for generalizedTimeMatch and CSNMatch
 //               (MdbTimeKey below)
+//   approx      the phonetic code of each word of the value, its 1 to 4
+//               bytes as they are (no hash, no prefix; ApproxIndexCodes in
+//               lib/schema/approx_match.h), so they sort among the hashes by
+//               LMDB's byte order
 // where T is the canonical name of the indexed type (cn for cn;lang-de and,
 // for a supertype's index, the supertype's name), S its syntax OID, M its
 // equality rule OID and M' its substrings rule OID, all as text without

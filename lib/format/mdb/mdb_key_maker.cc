@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 
+#include "lib/schema/approx_match.h"
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/schema.h"
 #include "lib/schema/syntax.h"
@@ -28,9 +29,12 @@ MdbKeyMaker::MdbKeyMaker(const Schema& schema, const IndexSpec& spec, const MdbK
 Result<MdbKeyMaker> MdbKeyMaker::Create(const Schema& schema, const IndexSpec& spec,
                                         const MdbKeyOptions& options) {
   const AttributeType& t = *spec.type;
-  if (spec.Has(kIndexApprox)) return ConfigError(spec, "approx");
   MdbKeyMaker x(schema, spec, options);
   x.presence_ = spec.Has(kIndexPresence);
+  if (spec.Has(kIndexApprox)) {
+    if (!HasApproxRule(t.equality)) return ConfigError(spec, "approx (no approximate rule)");
+    x.approx_ = true;
+  }
   if (spec.Has(kIndexSubstr)) {
     if ((spec.mask & kIndexSubstr) != kIndexSubstr) return ConfigError(spec, "partial substring");
     if (t.substr == nullptr) return ConfigError(spec, "substring (no SUBSTR rule)");
@@ -111,6 +115,13 @@ void MdbKeyMaker::AddKeys(std::span<const std::string_view> values, MdbKeyList* 
         out->AddHash(equality_hash_.Hash(MdbUniqueMemberKeyPart(v)), n);
       }
       break;
+    }
+  }
+  if (approx_) {
+    for (std::string_view v : values) {
+      // approxIndexer leaves out what it cannot read, as the other indexers.
+      if (!ApproxIndexCodes(v, &approx_codes_).ok()) continue;
+      for (const std::string& code : approx_codes_) out->Add(code);
     }
   }
   if (!substrings_) return;

@@ -52,8 +52,8 @@ class MdbKeyList {
 class MdbKeyMaker {
  public:
   // Unsupported (origin kConfiguration) for kinds of keys dirload does not
-  // make for back-mdb: approx, partial substring kinds, equality on a type
-  // without an EQUALITY rule.
+  // make for back-mdb: partial substring kinds, equality on a type without
+  // an EQUALITY rule, approx on a type without an approximate rule.
   static Result<MdbKeyMaker> Create(const Schema& schema, const IndexSpec& spec,
                                     const MdbKeyOptions& options);
 
@@ -82,6 +82,7 @@ class MdbKeyMaker {
   MdbKeyOptions options_;
   bool presence_ = false;
   bool substrings_ = false;
+  bool approx_ = false;  // phonetic codes, approx_match.h
   Equality equality_ = Equality::kNone;
   MdbKeyHasher equality_hash_;
   MdbKeyHasher initial_hash_;
@@ -90,6 +91,7 @@ class MdbKeyMaker {
   // objectClass: most entries list the same classes as the one before.
   std::vector<std::string> last_classes_;
   MdbKeyList last_class_keys_;
+  std::vector<std::string> approx_codes_;  // scratch
 };
 
 }  // namespace dirload::mdb

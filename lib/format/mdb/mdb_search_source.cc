@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lib/format/mdb/mdb_normalized.h"
+#include "lib/schema/approx_match.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/normalize.h"
 #include "lib/search/evaluate.h"
@@ -41,8 +42,10 @@ class MdbPlanner {
         DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(*spec, MdbPresenceKey(), plan));
         return Candidates::Of(std::move(ids));
       }
-      case FilterKind::kEquality:
-      case FilterKind::kApprox: {
+      case FilterKind::kApprox:
+        if (HasApproxRule(type->equality)) return PlanApprox(f, type, *spec, plan);
+        [[fallthrough]];  // ~= is equality for the other types, as in back-mdb
+      case FilterKind::kEquality: {
         if (!spec->Has(kIndexEquality)) {
           plan->how = "not indexed: " + name + " has no eq";
           return Candidates::All();
@@ -98,16 +101,8 @@ class MdbPlanner {
           return Candidates::All();
         }
         plan->how = "index " + name + " sub, " + std::to_string(keys->size()) + " keys";
-        std::vector<IdList> lists;
-        for (const std::string& key : *keys) {
-          DIRLOAD_ASSIGN_OR_RETURN(IdList ids, Read(*spec, key, plan));
-          const bool none = ids.empty();
-          lists.push_back(std::move(ids));
-          if (none) break;  // the intersection is empty already
-        }
-        std::vector<const IdList*> ptrs;
-        for (const IdList& l : lists) ptrs.push_back(&l);
-        return Candidates::Of(IdList::IntersectAll(std::move(ptrs)));
+        return IntersectKeyLists(*keys,
+                                 [&](const std::string& key) { return Read(*spec, key, plan); });
       }
       default:
         plan->how = "not indexed";
@@ -116,6 +111,43 @@ class MdbPlanner {
   }
 
  private:
+  // ~= on a type with slapd's approximate rule: back-mdb's approx_candidates
+  // reads the phonetic code of each word of the assertion (approxFilter) and
+  // intersects their lists. It cannot read the empty code of a word without
+  // letters ("123"), and stops there; leaving such words out reads a superset,
+  // which the check of each candidate narrows to the same answer.
+  Result<Candidates> PlanApprox(const Filter& f, const AttributeType* type, const IndexSpec& spec,
+                                PlanNode* plan) {
+    const std::string name(spec.name());
+    if (!spec.Has(kIndexApprox)) {
+      plan->how = "not indexed: " + name + " has no approx";
+      return Candidates::All();
+    }
+    if (!SubtypesShareRule(schema_, type, f.kind, spec.type->equality)) {
+      plan->how = "not indexed: a subtype of " + std::string(type->name()) +
+                  " compares with another rule than index " + name;
+      return Candidates::All();
+    }
+    std::string normalized;
+    std::vector<std::string> keys;
+    if (!NormalizeEquality(schema_, *spec.type, f.value, &normalized).ok() ||
+        !ApproxLookupCodes(normalized, &keys).ok()) {
+      plan->how = "not indexed: the assertion cannot be normalized";
+      return Candidates::All();
+    }
+    if (keys.empty()) {
+      plan->how = "not indexed: no word of the assertion has a phonetic code";
+      return Candidates::All();
+    }
+    plan->how = "index " + name + " approx";
+    bool first = true;
+    return IntersectKeyLists(keys, [&](const std::string& key) {
+      plan->how += (first ? " " : " & ") + key;
+      first = false;
+      return Read(spec, key, plan);
+    });
+  }
+
   // The IDs under `key` in the index database of `spec`; a range {0, lo, hi}
   // becomes every ID from lo to hi.
   Result<IdList> Read(const IndexSpec& spec, const std::string& key, PlanNode* plan) {

@@ -16,6 +16,10 @@ std::string MetaKey(std::string_view table) {
   return std::string(kIndexMetaPrefix) + std::string(table);
 }
 
+std::string ApproxMetaKey(std::string_view table) {
+  return std::string(kApproxKeysMetaPrefix) + std::string(table);
+}
+
 Status PutBuildingMarks(Store* store, const std::vector<IndexSpec>& specs) {
   for (const IndexSpec& spec : specs) {
     DIRLOAD_RETURN_IF_ERROR(
@@ -98,6 +102,16 @@ Result<std::vector<std::string>> UnconfiguredIndexTables(Store* store, const Ind
   return out;
 }
 
+namespace {
+
+Result<bool> HasPhoneticApproxKeys(Store* store, const std::string& table) {
+  std::string kind;
+  DIRLOAD_ASSIGN_OR_RETURN(bool has, store->Get(kMetaTable, ApproxMetaKey(table), &kind));
+  return has && kind == kPhoneticApproxKeys;
+}
+
+}  // namespace
+
 Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema,
                                               const IndexConfig& config) {
   std::vector<IndexStatus> out;
@@ -110,12 +124,18 @@ Result<std::vector<IndexStatus>> CheckIndexes(Store* store, const Schema& schema
     st.line = IndexConfig::CanonicalLine(spec);
     std::string built;
     DIRLOAD_ASSIGN_OR_RETURN(bool has, store->Get(kMetaTable, MetaKey(st.table), &built));
+    bool phonetic = true;
+    if (spec.Has(kIndexApprox)) {
+      DIRLOAD_ASSIGN_OR_RETURN(phonetic, HasPhoneticApproxKeys(store, st.table));
+    }
     if (!has) {
       st.why = "never built";
     } else if (built.starts_with(kIndexBuildingMark)) {
       st.why = "a build did not finish";
     } else if (built != st.line) {
       st.why = "built as '" + built + "', configured as '" + st.line + "'";
+    } else if (!phonetic) {
+      st.why = "its approx keys are equality keys (built before approx matched phonetically)";
     } else if (!schema_same) {
       st.why = "built with another schema";
     } else {
@@ -213,6 +233,10 @@ Status NativeIndexer::Complete(IndexBuilder* builder, const std::vector<IndexSpe
   for (const IndexSpec& spec : specs) {
     DIRLOAD_RETURN_IF_ERROR(
         store_->Put(kMetaTable, MetaKey(spec.table()), IndexConfig::CanonicalLine(spec)));
+    if (spec.Has(kIndexApprox)) {
+      DIRLOAD_RETURN_IF_ERROR(
+          store_->Put(kMetaTable, ApproxMetaKey(spec.table()), kPhoneticApproxKeys));
+    }
     summary->built.push_back(spec.table());
   }
   DIRLOAD_RETURN_IF_ERROR(store_->Put(kMetaTable, "schema.fingerprint", Fingerprint(*schema_)));

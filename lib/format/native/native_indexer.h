@@ -11,6 +11,10 @@
 //                       another line is stale. The line kept while building
 //                       is what an interrupted build is resumed with.
 //   schema.fingerprint  hex digest of the schema the indexes were built with
+//   approx-keys.<table> "phonetic" once an approx index holds phonetic keys
+//                       (index_keys.h); an approx index without it was built
+//                       by a dirload that wrote equality keys for approx,
+//                       and is stale
 //
 // Thread safety: one NativeIndexer, one thread; it borrows the store, schema and
 // configuration, which must outlive it.
@@ -22,16 +26,18 @@
 
 #include "lib/index/index_builder.h"
 #include "lib/index/index_spec.h"
-#include "lib/util/progress.h"
-#include "lib/util/run_stats.h"
 #include "lib/schema/schema.h"
 #include "lib/store/store.h"
+#include "lib/util/progress.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload {
 
 // The meta keys above: kIndexMetaPrefix + table, and the mark of a build in progress.
 inline constexpr std::string_view kIndexMetaPrefix = "index.";
 inline constexpr std::string_view kIndexBuildingMark = "building";
+inline constexpr std::string_view kApproxKeysMetaPrefix = "approx-keys.";
+inline constexpr std::string_view kPhoneticApproxKeys = "phonetic";
 
 struct IndexStatus {
   std::string table;

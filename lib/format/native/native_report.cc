@@ -98,6 +98,8 @@ std::string_view IndexKeyKindName(IndexKeyKind kind) {
       return "pres";
     case IndexKeyKind::kEquality:
       return "eq";
+    case IndexKeyKind::kApprox:
+      return "approx";
     case IndexKeyKind::kSubInitial:
       return "subinitial";
     case IndexKeyKind::kSubAny:
@@ -123,6 +125,8 @@ IndexKeyKind KindOfIndexKey(std::string_view key) {
       return IndexKeyKind::kPresence;
     case kEqualityKeyTag:
       return IndexKeyKind::kEquality;
+    case kApproxKeyTag:
+      return IndexKeyKind::kApprox;
     case kSubInitialKeyTag:
       return IndexKeyKind::kSubInitial;
     case kSubAnyKeyTag:

@@ -25,10 +25,10 @@ namespace dirload {
 
 // The kinds of index key (lib/index/index_keys.h), in the order reported.
 // A hashed key counts under the kind it stands for.
-enum class IndexKeyKind { kPresence, kEquality, kSubInitial, kSubAny, kSubFinal, kOther };
-inline constexpr size_t kIndexKeyKinds = 6;
+enum class IndexKeyKind { kPresence, kEquality, kApprox, kSubInitial, kSubAny, kSubFinal, kOther };
+inline constexpr size_t kIndexKeyKinds = 7;
 
-// "pres", "eq", "subinitial", "subany", "subfinal", "other".
+// "pres", "eq", "approx", "subinitial", "subany", "subfinal", "other".
 std::string_view IndexKeyKindName(IndexKeyKind kind);
 // The kind of a (non-empty) index key, from its tag byte.
 IndexKeyKind KindOfIndexKey(std::string_view index_key);

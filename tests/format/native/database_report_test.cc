@@ -1,5 +1,3 @@
-#include "lib/format/native/native_report.h"
-
 #include <doctest/doctest.h>
 
 #include <map>
@@ -10,12 +8,13 @@
 
 #include "ldif/reader.h"
 #include "lib/format/database_report_json.h"
+#include "lib/format/native/database_meta.h"
+#include "lib/format/native/native_indexer.h"
+#include "lib/format/native/native_report.h"
 #include "lib/format/native/native_sink.h"
 #include "lib/idl/idl_format.h"
 #include "lib/idl/idl_store.h"
-#include "lib/format/native/database_meta.h"
 #include "lib/load/entry_checker.h"
-#include "lib/format/native/native_indexer.h"
 #include "lib/load/loader.h"
 #include "lib/store/tables.h"
 #include "tests/schema/builtin_fixture.h"
@@ -132,6 +131,19 @@ std::unique_ptr<Store> Open(Backend backend, const std::string& dir, bool create
   Result<std::unique_ptr<Store>> s = Store::Open(backend, dir, o);
   REQUIRE_MESSAGE(s.ok(), s.status().message());
   return std::move(s).value();
+}
+
+// Loads `ldif` (phase 1) into the empty `store`; REQUIREs every entry.
+void LoadEntries(Store* store, const std::string& ldif, uint64_t entries) {
+  EntryChecker checker(&testing::BuiltinSchema(), true);
+  LoadOptions lo;
+  lo.suffix = kSuffix;
+  NativeSink sink(store, NativeSinkOptions{});
+  Loader loader(lo, &sink, &checker, nullptr, nullptr);
+  ldif::Reader reader(ldif::MemoryByteSource(ldif, "people.ldif"));
+  Result<LoadSummary> loaded = loader.Run(&reader);
+  REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());
+  REQUIRE(loaded->entries_loaded == entries);
 }
 
 void WriteReadyMeta(Store* store, uint64_t entries) {
@@ -354,15 +366,7 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
       std::string dir = t.File("db");
       {
         std::unique_ptr<Store> store = Open(backend, dir, /*create=*/true);
-        EntryChecker checker(&testing::BuiltinSchema(), true);
-        LoadOptions lo;
-        lo.suffix = kSuffix;
-        NativeSink sink(store.get(), NativeSinkOptions{});
-        Loader loader(lo, &sink, &checker, nullptr, nullptr);
-        ldif::Reader reader(ldif::MemoryByteSource(ldif, "people.ldif"));
-        Result<LoadSummary> loaded = loader.Run(&reader);
-        REQUIRE_MESSAGE(loaded.ok(), loaded.status().message());
-        REQUIRE(loaded->entries_loaded == 42);
+        LoadEntries(store.get(), ldif, 42);
         Result<IndexConfig> config = IndexConfig::Parse(
             testing::BuiltinSchema(), {{"sn pres,eq", "test:1"}, {"cn eq,sub", "test:2"}});
         REQUIRE(config.ok());
@@ -389,6 +393,59 @@ TEST_CASE("the report of a loaded and indexed database matches the entries") {
       REQUIRE(id2entry != nullptr);
       CHECK(id2entry->entries == 42);
     }
+  }
+}
+
+TEST_CASE("approx indexes: phonetic keys, reported as approx; one built before them is stale") {
+  std::string ldif = std::string("dn: ") + kSuffix +
+                     "\nobjectClass: dcObject\nobjectClass: organization\ndc: example\n"
+                     "o: Example\n\n";
+  for (const char* cn : {"John Smith", "Jon Smyth", "Hans Schmidt"}) {
+    ldif += std::string("dn: cn=") + cn + "," + kSuffix + "\nobjectClass: person\ncn: " + cn +
+            "\nsn: x\n\n";
+  }
+  TempDir t;
+  const std::string dir = t.File("db");
+  Result<IndexConfig> config =
+      IndexConfig::Parse(testing::BuiltinSchema(), {{"cn eq,approx", "test:1"}});
+  REQUIRE(config.ok());
+  {
+    std::unique_ptr<Store> store = Open(Backend::kLmdb, dir, /*create=*/true);
+    LoadEntries(store.get(), ldif, 4);
+    NativeIndexer indexer(store.get(), &testing::BuiltinSchema(), &*config, nullptr);
+    IndexRunOptions options;
+    options.builder.tmpdir = t.path().string();
+    Result<IndexRunSummary> indexed = indexer.Run(options);
+    REQUIRE_MESSAGE(indexed.ok(), indexed.status().message());
+  }
+  {
+    std::unique_ptr<Store> store = Open(Backend::kLmdb, dir, /*create=*/false);
+    Result<DatabaseReport> r = BuildNativeReport(store.get());
+    REQUIRE_MESSAGE(r.ok(), r.status().message());
+    const IndexReport* cn = FindIndex(*r, "idx.cn");
+    REQUIRE(cn != nullptr);
+    REQUIRE(cn->kinds.has_value());
+    std::map<std::string, uint64_t> keys;
+    for (const IndexKindReport& k : *cn->kinds) keys[k.kind] = k.keys;
+    // JN, SM0 (john, jon, smith, smyth), HNS, SKMT (hans schmidt).
+    CHECK(keys == std::map<std::string, uint64_t>{{"eq", 3}, {"approx", 4}});
+    Result<std::vector<IndexStatus>> st =
+        CheckIndexes(store.get(), testing::BuiltinSchema(), *config);
+    REQUIRE(st.ok());
+    REQUIRE(st->size() == 1);
+    CHECK(st->front().fresh);
+  }
+  {
+    // As a dirload that wrote equality keys for approx left it: no marker.
+    std::unique_ptr<Store> store = Open(Backend::kLmdb, dir, /*create=*/true);
+    REQUIRE(store->Delete(kMetaTable, std::string(kApproxKeysMetaPrefix) + "idx.cn").ok());
+    REQUIRE(store->Sync().ok());
+    Result<std::vector<IndexStatus>> st =
+        CheckIndexes(store.get(), testing::BuiltinSchema(), *config);
+    REQUIRE(st.ok());
+    REQUIRE(st->size() == 1);
+    CHECK_FALSE(st->front().fresh);
+    CHECK(st->front().why.find("equality keys") != std::string::npos);
   }
 }
 
