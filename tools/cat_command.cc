@@ -6,9 +6,9 @@
 #include "ldif/writer.h"
 #include "lib/db/database.h"
 #include "lib/entry/entry_record.h"
-#include "lib/search/ldap_url.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
+#include "tools/entry_selection_args.h"
 #include "tools/exit_codes.h"
 #include "tools/slapd_tool_options.h"
 
@@ -17,10 +17,8 @@ namespace {
 
 struct CatArgs {
   DatabaseArgs db;
-  std::string filter;  // -a: only entries matching it
+  SelectionArgs selection;
   std::string output = "-";
-  std::string subtree;  // -s: only this subtree
-  std::string url;      // -H ldap:///BASE??SCOPE?FILTER
   bool gzip = false;
   bool no_wrap = false;
   bool continue_on_error = false;
@@ -28,30 +26,10 @@ struct CatArgs {
   size_t wrap = 78;  // from -o ldif-wrap and --no-wrap
 };
 
-// The scope, base and filter of -H, -s and -a: as in slapcat, -a wins over
-// the URL's filter and -s over its base.
-Result<std::optional<EntrySelection>> Selection(const CatArgs& a) {
-  if (a.filter.empty() && a.subtree.empty() && a.url.empty()) {
-    return std::optional<EntrySelection>();
-  }
-  ToolUrl url;
-  if (!a.url.empty()) {
-    DIRLOAD_ASSIGN_OR_RETURN(url, ParseToolUrl(a.url));
-  }
-  if (!a.subtree.empty()) {
-    url.base = a.subtree;
-    url.scope = SearchScope::kSub;
-  }
-  if (!a.filter.empty()) url.filter = a.filter;
-  Result<Filter> filter = ParseFilter(url.filter.value_or("(objectClass=*)"));
-  if (!filter.ok()) return filter.status().WithOrigin(ErrorOrigin::kUsage);
-  return std::optional<EntrySelection>(EntrySelection{url.base, url.scope, std::move(*filter)});
-}
-
 Status Cat(const CatArgs& a, uint64_t* count) {
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
                            Database::Open(ToOpenOptions(a.db, Access::kRead)));
-  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntrySelection> selection, Selection(a));
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntrySelection> selection, ParseSelection(a.selection));
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                            ldif::OpenByteSink(a.output, a.gzip));
   ldif::WriterOptions wo;
@@ -76,13 +54,7 @@ CommandRunner RegisterCat(CLI::App* app) {
   CLI::App* cmd = app->add_subcommand("cat", "write a database out as LDIF, in ID order (slapcat)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/false);
   cmd->add_option("-l,--ldif", a->output, "output file ('-' or absent: stdout)");
-  cmd->add_option("-a,--filter", a->filter,
-                  "only entries matching this RFC 4515 filter (as 'dirload search' finds them)");
-  cmd->add_option("-s,--subtree", a->subtree,
-                  "only the entries of this subtree (slapcat -s; the same as -H ldap:///DN)");
-  cmd->add_option("-H,--url", a->url,
-                  "only the entries in the URL's base, scope and filter (slapcat -H "
-                  "'ldap:///BASE??SCOPE?FILTER'; no base: the suffix; no scope: sub)");
+  AddSelectionOptions(cmd, &a->selection);
   cmd->add_flag("--gzip", a->gzip, "gzip the output");
   cmd->add_flag("--no-wrap", a->no_wrap,
                 "do not fold long lines (= -o ldif-wrap=no; default: fold at 78 columns, as "

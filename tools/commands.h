@@ -18,6 +18,7 @@ CommandRunner RegisterAdd(CLI::App* app);
 CommandRunner RegisterCat(CLI::App* app);
 CommandRunner RegisterIndex(CLI::App* app);
 CommandRunner RegisterRecover(CLI::App* app);
+CommandRunner RegisterSchemaCheck(CLI::App* app);
 CommandRunner RegisterSearch(CLI::App* app);
 CommandRunner RegisterStat(CLI::App* app);
 

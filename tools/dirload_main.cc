@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   runners["cat"] = RegisterCat(&app);
   runners["index"] = RegisterIndex(&app);
   runners["recover"] = RegisterRecover(&app);
+  runners["schema-check"] = RegisterSchemaCheck(&app);
   runners["search"] = RegisterSearch(&app);
   runners["stat"] = RegisterStat(&app);
   try {

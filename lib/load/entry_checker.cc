@@ -88,6 +88,54 @@ bool EntryChecker::IsUnder(std::string_view ndn, std::string_view nbase) {
 
 std::string EntryChecker::SortKey(std::string_view ndn) { return DnSortKey(ndn); }
 
+int SchemaViolationCode(SchemaViolation v) {
+  switch (v) {
+    case SchemaViolation::kNone:
+      return 0;
+    case SchemaViolation::kUndefinedAttributeType:
+      return 17;
+    case SchemaViolation::kConstraintViolation:
+      return 19;
+    case SchemaViolation::kAttributeOrValueExists:
+      return 20;
+    case SchemaViolation::kInvalidAttributeSyntax:
+      return 21;
+    case SchemaViolation::kObjectClassViolation:
+      return 65;
+    case SchemaViolation::kInvalidDnSyntax:
+      return 34;
+    case SchemaViolation::kNoObjectClassMods:
+      return 69;
+    case SchemaViolation::kOther:
+      return 80;
+  }
+  return 80;
+}
+
+const char* SchemaViolationName(SchemaViolation v) {
+  switch (v) {
+    case SchemaViolation::kNone:
+      return "Success";
+    case SchemaViolation::kUndefinedAttributeType:
+      return "Undefined attribute type";
+    case SchemaViolation::kConstraintViolation:
+      return "Constraint violation";
+    case SchemaViolation::kAttributeOrValueExists:
+      return "Type or value exists";
+    case SchemaViolation::kInvalidAttributeSyntax:
+      return "Invalid syntax";
+    case SchemaViolation::kObjectClassViolation:
+      return "Object class violation";
+    case SchemaViolation::kInvalidDnSyntax:
+      return "Invalid DN syntax";
+    case SchemaViolation::kNoObjectClassMods:
+      return "Cannot modify object class";
+    case SchemaViolation::kOther:
+      return "Other (e.g., implementation specific) error";
+  }
+  return "Other (e.g., implementation specific) error";
+}
+
 void EntryChecker::SortKey(std::string_view ndn, std::string* key) { DnSortKey(ndn, key); }
 
 const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view description) {
@@ -157,8 +205,14 @@ const EntryChecker::ClassSetInfo& EntryChecker::ClassSet(std::vector<const Objec
   return *class_sets_.Insert(key, std::move(info)).first;
 }
 
+Status EntryChecker::Violation(SchemaViolation kind, Status error) {
+  violation_ = kind;
+  return error;
+}
+
 Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared* out) {
   ++entry_number_;
+  violation_ = SchemaViolation::kNone;
   if (seen_.size() < schema_->attribute_types().size()) {
     seen_.resize(schema_->attribute_types().size(), 0);
   }
@@ -180,7 +234,11 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     // Without schema checks an undefined type is stored as written, but a
     // malformed description or an unknown option is still refused (slapadd -s
     // refuses them too).
-    if (!info.error.ok() && (check_schema_ || info.error_is_syntax)) return info.error;
+    if (!info.error.ok() && (check_schema_ || info.error_is_syntax)) {
+      return Violation(info.error_is_syntax ? SchemaViolation::kInvalidAttributeSyntax
+                                            : SchemaViolation::kUndefinedAttributeType,
+                       info.error);
+    }
     if (check_schema_) {
       // slapadd normalises every value with its equality rule and refuses the
       // entry when that fails (a member that is no DN, a time that is no time).
@@ -198,10 +256,13 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       if (!valid.ok()) {
         // The schema's messages mostly name the attribute already.
         if (valid.message().rfind("attribute '", 0) == 0) {
-          return Status::InvalidArgument("invalid value: " + valid.message());
+          return Violation(SchemaViolation::kInvalidAttributeSyntax,
+                           Status::InvalidArgument("invalid value: " + valid.message()));
         }
-        return Status::InvalidArgument("invalid value for '" + std::string(a.description) +
-                                       "': " + valid.message());
+        return Violation(
+            SchemaViolation::kInvalidAttributeSyntax,
+            Status::InvalidArgument("invalid value for '" + std::string(a.description) +
+                                    "': " + valid.message()));
       }
     }
     if (info.type != nullptr) {
@@ -210,8 +271,9 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
         if (check_schema_) {
           const ObjectClass* oc = FindClass(a.value);
           if (oc == nullptr) {
-            return Status::InvalidArgument("object class '" + std::string(a.value) +
-                                           "' is undefined");
+            return Violation(SchemaViolation::kObjectClassViolation,
+                             Status::InvalidArgument("object class '" + std::string(a.value) +
+                                                     "' is undefined"));
           }
           entry_classes_.push_back(oc);
         }
@@ -223,7 +285,25 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     }
     present_.push_back({&info, a.value, 0, static_cast<uint32_t>(i), norm});
   }
-  if (!has_object_class) return Status::InvalidArgument("no objectClass attribute");
+  // slapd checks SINGLE-VALUE first of its schema rules, so an entry that
+  // breaks several is refused for this one, as slapadd and slapschema say.
+  if (check_schema_) {
+    if (single_seen_.size() < canonical_ids_.size()) single_seen_.resize(canonical_ids_.size(), 0);
+    for (const Present& p : present_) {
+      if (p.info->type == nullptr || !p.info->type->single_value) continue;
+      uint64_t& seen = single_seen_[p.info->canonical];
+      if (seen == entry_number_) {
+        return Violation(SchemaViolation::kConstraintViolation,
+                         Status::InvalidArgument("attribute '" + p.info->canonical_name +
+                                                 "' is single-valued but has more than one value"));
+      }
+      seen = entry_number_;
+    }
+  }
+  if (!has_object_class) {
+    return Violation(SchemaViolation::kObjectClassViolation,
+                     Status::InvalidArgument("no objectClass attribute"));
+  }
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
     const AttributeType* t = operational_types_[i];
     if (t != nullptr && seen_[t->id] == entry_number_) out->operational |= 1u << i;
@@ -231,20 +311,24 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
 
   if (check_schema_) {
     const ClassSetInfo& set = ClassSet(&entry_classes_);
-    if (!set.error.ok()) return set.error;
+    if (!set.error.ok()) return Violation(SchemaViolation::kObjectClassViolation, set.error);
     out->structural = set.structural->name();
     for (const auto& [oc, must] : set.must) {
       if (seen_[must->id] != entry_number_) {
-        return Status::InvalidArgument("object class '" + std::string(oc->name()) +
-                                       "' requires attribute '" + std::string(must->name()) +
-                                       "', which is missing");
+        return Violation(SchemaViolation::kObjectClassViolation,
+                         Status::InvalidArgument(
+                             "object class '" + std::string(oc->name()) + "' requires attribute '" +
+                             std::string(must->name()) + "', which is missing"));
       }
     }
     if (!set.extensible) {
       for (const Present& p : present_) {
         if (!p.info->type->operational() && !set.allowed[p.info->type->id]) {
-          return Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
-                                         "' is not allowed by the entry's object classes");
+          return Violation(
+              SchemaViolation::kObjectClassViolation,
+              Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
+                                      "' is not allowed by the entry's object "
+                                      "classes"));
         }
       }
     }
@@ -299,12 +383,15 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     first_rank_[present_[i].info->canonical] = 0;
     if (check_schema_ && i > 0 && present_[i].rank == present_[i - 1].rank &&
         present_[i].info->type->single_value) {
-      return Status::InvalidArgument("attribute '" + present_[i].info->canonical_name +
-                                     "' is single-valued but has more than one value");
+      return Violation(SchemaViolation::kConstraintViolation,
+                       Status::InvalidArgument("attribute '" + present_[i].info->canonical_name +
+                                               "' is single-valued but has more than one value"));
     }
     out->values.push_back({present_[i].info->canonical_name, present_[i].value});
   }
-  DIRLOAD_RETURN_IF_ERROR(CheckRepeatedValues(record, &out->repeated));
+  if (Status s = CheckRepeatedValues(record, &out->repeated); !s.ok()) {
+    return Violation(SchemaViolation::kAttributeOrValueExists, std::move(s));
+  }
   out->normalized.reserve(present_.size());
   for (const Present& p : present_) {
     out->normalized.push_back(p.norm >= 0 ? &norms_[static_cast<size_t>(p.norm)] : nullptr);

@@ -50,6 +50,23 @@ enum class RepeatedValues {
   kReject,  // the entry is refused (-o repeated-values=reject)
 };
 
+// What kind of rule an entry Prepare refused broke, named by the LDAP
+// result slapd gives for it (schema-check and slapschema print it).
+enum class SchemaViolation {
+  kNone,
+  kUndefinedAttributeType,  // 17
+  kConstraintViolation,     // 19: a single-valued attribute with more
+  kAttributeOrValueExists,  // 20: a value given twice (with kReject)
+  kInvalidAttributeSyntax,  // 21: a value or description its syntax refuses
+  kObjectClassViolation,    // 65: classes, MUST, MAY
+  kNoObjectClassMods,       // 69: a stored structuralObjectClass the classes contradict
+  kOther,                   // 80: no structuralObjectClass stored
+  kInvalidDnSyntax,         // 34: a name that does not parse
+};
+// The result's number and name, as slapd prints them.
+int SchemaViolationCode(SchemaViolation v);
+const char* SchemaViolationName(SchemaViolation v);
+
 class EntryChecker {
  public:
   // `schema` is borrowed.
@@ -99,6 +116,8 @@ class EntryChecker {
   // and fills *out. objectClass is required even when schema checking is
   // off, as slapadd -s requires it.
   Status Prepare(const ldif::Record& record, const Dn& dn, Prepared* out);
+  // What the last Prepare that failed broke (kNone after one that passed).
+  SchemaViolation violation() const { return violation_; }
 
   const Schema& schema() const { return *schema_; }
 
@@ -110,6 +129,8 @@ class EntryChecker {
     uint32_t canonical = 0;               // id of the canonical description ("cn;lang-en")
     std::string canonical_name;
   };
+  // The refusal of an entry for `kind`; remembered for violation().
+  Status Violation(SchemaViolation kind, Status error);
   struct ClassSetInfo {
     Status error;  // no structural class, or two structural chains
     const ObjectClass* structural = nullptr;
@@ -128,6 +149,7 @@ class EntryChecker {
 
   const Schema* schema_;
   bool check_schema_;
+  SchemaViolation violation_ = SchemaViolation::kNone;
   RepeatedValues repeated_;
   DnNormalizer dns_;  // entry names and DN-valued attributes
   const AttributeType* object_class_type_;
@@ -151,7 +173,8 @@ class EntryChecker {
   std::vector<Present> present_;
   std::vector<uint32_t> first_rank_;  // by canonical id: rank + 1, or 0
   std::vector<const ObjectClass*> entry_classes_;
-  std::vector<uint64_t> seen_;  // by attribute type id: the entry number that had it
+  std::vector<uint64_t> seen_;         // by attribute type id: the entry number that had it
+  std::vector<uint64_t> single_seen_;  // by canonical id: the entry number that had it
   uint64_t entry_number_ = 0;
   std::string class_key_;  // ClassSet's key, kept to avoid allocating per entry
   std::array<const AttributeType*, kOperationalAttributeCount> operational_types_{};
