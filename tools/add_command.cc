@@ -36,6 +36,8 @@ struct AddArgs {
   std::string rootdn;  // overrides the configuration's
   CommonToolArgs tool;
   std::string format;  // mdb, native; empty: as ChooseLoadFormat decides
+  bool online = false;
+  uint32_t batch = 100;
 };
 
 // Without a reject file, -c still says what it rejected: each record's file,
@@ -125,8 +127,11 @@ int RunAdd(AddArgs a) {
   job.verbose = a.db.verbose;
   job.collect_stats = !a.stats_file.empty();
   job.notice = PrintNotice;
+  job.online = a.online;
+  job.online_batch = a.batch;
   OpenOptions options = ToOpenOptions(a.db, a.dry_run ? Access::kDryRun : Access::kLoad);
   options.format = a.format;
+  options.online = a.online;
   Result<std::unique_ptr<Database>> db = Database::Open(options);
   if (!db.ok()) return ReportError(db.status());
   PrintNotes((*db)->config(), a.db.verbose);
@@ -204,6 +209,18 @@ CommandRunner RegisterAdd(CLI::App* app) {
                   "skip the records that start before this input line (as slapadd -j)");
   cmd->add_option("--rootdn", a->rootdn,
                   "creatorsName and modifiersName of the entries (default: the rootdn)");
+  cmd->add_flag("--online", a->online,
+                "slapd's format, beside a running slapd (as slapadd without -q): the entries "
+                "go into the live database in LMDB write transactions of --batch entries, "
+                "each with its DN tree nodes and index keys, so slapd serves each batch as it "
+                "commits and loses none of its own writes. A failed or killed run keeps the "
+                "batches it committed and says which -j LINE goes on from them ('dirload "
+                "recover' says it after a kill). Without it, dirload refuses (exit 3) while "
+                "slapd has the database open");
+  cmd->add_option("--batch", a->batch,
+                  "with --online: entries per write transaction; slapd's writers wait for one "
+                  "batch at most (default 100)")
+      ->check(CLI::Range(1u, 1000000u));
   cmd->add_flag("--no-index", a->no_index, "phase 1 only: store the entries, build no indexes");
   cmd->add_flag("--one-pass", a->one_pass,
                 "make the index keys while phase 1 stores the entries, so that phase 2 only "

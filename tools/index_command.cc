@@ -28,6 +28,7 @@ struct IndexArgs {
   bool quick = false;     // slapindex -q
   bool truncate = false;  // slapindex -t
   bool continue_on_error = false;
+  bool online = false;
   CommonToolArgs tool;
 };
 
@@ -55,8 +56,10 @@ int RunIndex(IndexArgs a) {
   request.all = a.all;
   request.verbose = a.db.verbose;
   request.notice = PrintNotice;
-  Result<std::unique_ptr<Database>> db =
-      Database::Open(ToOpenOptions(a.db, a.check_only ? Access::kIndexCheck : Access::kIndex));
+  request.online = a.online;
+  OpenOptions options = ToOpenOptions(a.db, a.check_only ? Access::kIndexCheck : Access::kIndex);
+  options.online = a.online;
+  Result<std::unique_ptr<Database>> db = Database::Open(options);
   if (!db.ok()) return ReportError(db.status());
   PrintNotes((*db)->config(), a.db.verbose);
   Result<IndexPlan> plan = (*db)->PlanIndexes(request);
@@ -97,6 +100,13 @@ CommandRunner RegisterIndex(CLI::App* app) {
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/true);
   AddIndexBuildOptions(cmd, &a->build);
   cmd->add_flag("--all", a->all, "rebuild every configured index, not only the stale ones");
+  cmd->add_flag("--online", a->online,
+                "slapd's format, beside a running slapd (as slapindex without -q): each index "
+                "is rebuilt inside one LMDB write transaction that reads the entries and "
+                "replaces the index, so slapd answers from the old index until the commit and "
+                "from the whole new one after it, and its writes wait for one index at most; "
+                "index databases no longer configured are kept. Without it, dirload refuses "
+                "(exit 3) while slapd has the database open");
   cmd->add_flag("--check", a->check_only,
                 "only say which indexes are stale or would be dropped (exit 3 when any)");
   cmd->add_option("--progress", a->progress, "progress line on stderr: auto, always, never")

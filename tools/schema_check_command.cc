@@ -19,6 +19,7 @@ struct SchemaCheckArgs {
   std::string error_file;
   bool keep_going = false;
   bool quiet = false;
+  unsigned jobs = 2;
 };
 
 Result<SchemaCheckSummary> Run(const SchemaCheckArgs& a) {
@@ -35,6 +36,7 @@ Result<SchemaCheckSummary> Run(const SchemaCheckArgs& a) {
   o.keep_going = a.keep_going;
   o.error_file = a.error_file;
   o.listing = out.get();
+  o.threads = a.jobs;
   DIRLOAD_ASSIGN_OR_RETURN(SchemaCheckSummary summary, CheckSchema(db.get(), o));
   if (out != nullptr) DIRLOAD_RETURN_IF_ERROR(out->Close());
   return summary;
@@ -59,6 +61,8 @@ CommandRunner RegisterSchemaCheck(CLI::App* app) {
                   "reason' comment (slapschema -l), to fix and load again");
   cmd->add_flag("-c,--continue", a->keep_going,
                 "go on after the first entry that does not conform (default: stop there)");
+  cmd->add_option("--jobs", a->jobs, "threads checking entries (default 2; reading is one more)")
+      ->check(CLI::Range(1u, 256u));
   cmd->add_flag("-q,--quiet", a->quiet, "list nothing on stdout; the exit status and summary say");
   return [a] {
     Result<SchemaCheckSummary> r = Run(*a);

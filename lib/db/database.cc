@@ -36,7 +36,14 @@ Result<IndexConfig> Database::ConfiguredIndexes() {
   return BuildIndexConfig(*s, config_);
 }
 
-Status Database::RequireEnvironmentUnused() const {
+Status Database::RequireEnvironmentUnused(bool online) const {
+  if (online) {
+    if (format_ == DatabaseFormat::kMdb) return Status::Ok();
+    return Status::InvalidArgument(config_.dir +
+                                   ": --online applies to slapd's back-mdb format (the one slapd "
+                                   "serves); this database is in dirload's native format")
+        .WithOrigin(ErrorOrigin::kUsage);
+  }
   // slapd's own database: a writer beside a running slapd would lose what
   // slapd writes meanwhile (its open file replaced) or hand it half an index.
   if (format_ != DatabaseFormat::kMdb) return Status::Ok();
@@ -51,6 +58,14 @@ Status Database::AllowInterruptedIndexBuild(Status pending, const OpenOptions& o
   // dn2i): they are read as they are, and only the indexes it was building
   // are not used, as slapcat reads such a database.
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> work, ReadPendingWork(config_.dir));
+  if (work.has_value() && work->kind == WorkKind::kOnlineAdd) {
+    // An online add commits whole batches: the database is complete as it is.
+    if (options.notice) {
+      options.notice("note: an online add of " + config_.dir + " was interrupted (" +
+                     work->command + "); 'dirload recover' says how far it got");
+    }
+    return Status::Ok();
+  }
   if (!work.has_value() || work->kind != WorkKind::kIndex) return pending;
   std::vector<std::string> names;
   for (const std::string& line : work->index_lines) {
@@ -105,7 +120,7 @@ Result<std::unique_ptr<Database>> Database::Open(const OpenOptions& options) {
     std::string_view requested = options.format;
     if (requested.empty() && options.database.backend == "bdb") requested = "native";
     DIRLOAD_ASSIGN_OR_RETURN(db->format_, ChooseLoadFormat(c.dir, requested, c.database_type));
-    DIRLOAD_RETURN_IF_ERROR(db->RequireEnvironmentUnused());
+    DIRLOAD_RETURN_IF_ERROR(db->RequireEnvironmentUnused(options.online));
     return db;
   }
   // The format first: the native checks refuse slapd's database.
@@ -113,7 +128,7 @@ Result<std::unique_ptr<Database>> Database::Open(const OpenOptions& options) {
     DIRLOAD_ASSIGN_OR_RETURN(db->format_, DetectDatabaseFormat(c.dir));
     DIRLOAD_ASSIGN_OR_RETURN(DatabaseLock lock, DatabaseLock::Acquire(c.dir));
     db->lock_.emplace(std::move(lock));
-    DIRLOAD_RETURN_IF_ERROR(db->RequireEnvironmentUnused());
+    DIRLOAD_RETURN_IF_ERROR(db->RequireEnvironmentUnused(options.online));
     return db;
   }
   if (options.access == Access::kIndexCheck) {

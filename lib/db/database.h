@@ -50,6 +50,10 @@ struct OpenOptions {
   // What a reader should know about the database it opened (an unfinished
   // index rebuild); may be empty.
   NoticeSink notice;
+  // kLoad, kIndex: write slapd's format beside whoever has its environment
+  // open (slapd), through LMDB's write transactions, instead of refusing.
+  // A usage error on dirload's native format, which slapd does not serve.
+  bool online = false;
 };
 
 struct LoadJobOptions;
@@ -109,8 +113,8 @@ class Database {
   Database() = default;
   ReaderContext Context();
   // Writers of slapd's format: refused while another process has its LMDB
-  // environment open (lmdb_presence.h).
-  Status RequireEnvironmentUnused() const;
+  // environment open (lmdb_presence.h), unless they write `online`.
+  Status RequireEnvironmentUnused(bool online) const;
   // Lets a reader open a database whose index rebuild was interrupted
   // (`pending` is RequireNoPendingWork's answer); any other pending work
   // stays refused.

@@ -4,6 +4,7 @@
 
 #include "lib/db/lmdb_presence.h"
 #include "lib/db/mdb_load_options.h"
+#include "lib/db/online_index.h"
 #include "lib/db/pending_work.h"
 #include "lib/db/recovery.h"
 #include "lib/db/run_report.h"
@@ -71,6 +72,12 @@ Result<IndexPlan> PlanMdb(Database* db, const IndexRequest& request) {
   }
   plan.if_failed = "the rebuild stopped before its copy was put in place: " + db->dir() +
                    " is as it was, its indexes unchanged (" + JoinWithCommas(names) + ")";
+  return plan;
+}
+
+Result<IndexPlan> PlanMdbOnline(Database* db, const IndexRequest& request) {
+  DIRLOAD_ASSIGN_OR_RETURN(IndexPlan plan, PlanMdb(db, request));
+  if (plan.state != nullptr) plan.if_failed = OnlineIndexIfFailed(plan.state->mdb);
   return plan;
 }
 
@@ -229,6 +236,7 @@ Result<IndexPlan> Database::PlanIndexes(const IndexRequest& request) {
   if (access_ != Access::kIndex && access_ != Access::kIndexCheck) {
     return Status::Internal("PlanIndexes on a database not opened for indexing");
   }
+  if (format_ == DatabaseFormat::kMdb && request.online) return PlanMdbOnline(this, request);
   return format_ == DatabaseFormat::kMdb ? PlanMdb(this, request) : PlanNative(this, request);
 }
 
@@ -238,6 +246,7 @@ Result<IndexRebuild> Database::RebuildIndexes(IndexPlan plan, ProgressSink* prog
   }
   IndexPlan::State& st = *plan.state;
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, this->schema());
+  if (st.request.online) return RebuildMdbOnline(config_, *schema, st.mdb, st.request);
   IndexRebuild result;
   result.stats.command = "index";
   result.stats.database = dir();

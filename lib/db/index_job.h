@@ -36,6 +36,9 @@ struct IndexRequest {
   IndexRunOptions run;                  // method, memory, spill directory
   NoticeSink notice;                    // what the operator should know; may be empty
   bool verbose = false;
+  // slapd's format: rebuilt beside a running slapd, one attribute per write
+  // transaction (online_index.h).
+  bool online = false;
 };
 
 struct IndexPlan {

@@ -62,8 +62,9 @@ Result<std::optional<std::string>> LmdbEnvironmentUser(const std::string& dir) {
 
 Status InUseError(const std::string& dir, const std::string& user) {
   return Status::AlreadyExists(dir + " is open by " + user +
-                               ": dirload writes slapd's database only when nothing else has it "
-                               "open; stop it (e.g. systemctl stop slapd) and run again")
+                               ": dirload writes slapd's database by itself only when nothing "
+                               "else has it open; stop it (e.g. systemctl stop slapd) and run "
+                               "again, or write beside it with --online (add, index)")
       .WithOrigin(ErrorOrigin::kDatabase);
 }
 

@@ -4,7 +4,9 @@
 #include <filesystem>
 
 #include "lib/db/lmdb_presence.h"
+#include "lib/db/load_target.h"
 #include "lib/db/mdb_load_options.h"
+#include "lib/db/online_load.h"
 #include "lib/db/run_report.h"
 #include "lib/db/write_guard.h"
 #include "lib/format/mdb/mdb_build_dir.h"
@@ -16,38 +18,6 @@
 #include "lib/util/text_table.h"
 
 namespace dirload {
-
-// What every part of a load shares; owned by the job.
-struct LoadJob::State {
-  Database* db = nullptr;  // borrowed: the job's Database outlives it
-  LoadJobOptions options;
-  const Schema* schema = nullptr;
-  std::unique_ptr<EntryChecker> checker;
-  IndexConfig index_config;
-  std::unique_ptr<ldif::Reader> reader;
-
-  void Notice(const std::string& line) const {
-    if (options.notice) options.notice(line);
-  }
-  bool indexing() const { return !options.no_index && !index_config.empty(); }
-};
-
-// Where a load's entries go: what differs between a dry run, dirload's
-// native format and slapd's format in a load.
-class LoadJob::Target {
- public:
-  virtual ~Target() = default;
-  // Where phase 1 puts the entries; ready after BeforePhase1.
-  virtual EntrySink* sink() = 0;
-  // Before phase 1: the sink, and what rides along with it (--one-pass).
-  virtual Status BeforePhase1() { return Status::Ok(); }
-  virtual Status AfterPhase1() { return Status::Ok(); }
-  virtual void AddPhase1Figures(PhaseStats*) {}
-  virtual Status Phase2(RunStats* stats) = 0;
-  virtual Status Commit(RunStats* stats) = 0;
-  // Undoes what was written; `run_failed`: Run() returned an error.
-  virtual void RollBack(bool run_failed) = 0;
-};
 
 namespace {
 
@@ -323,6 +293,8 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
   std::unique_ptr<LoadJob> job(new LoadJob(std::move(s)));
   if (access_ == Access::kDryRun) {
     job->target_ = std::make_unique<DryRun>();
+  } else if (format_ == DatabaseFormat::kMdb && o.online) {
+    DIRLOAD_ASSIGN_OR_RETURN(job->target_, BeginOnlineLoad(job->s_.get()));
   } else if (format_ == DatabaseFormat::kMdb) {
     auto target = std::make_unique<MdbLoad>(job->s_.get());
     MdbLoad* begun = target.get();

@@ -40,7 +40,11 @@ struct LoadJobOptions {
   ProgressSink* progress = nullptr;  // may be null
   NoticeSink notice;                 // may be empty
   bool verbose = false;
-  bool collect_stats = false;  // fill stats() with the engine's settings and table sizes
+  bool collect_stats = false;
+  // --online (slapd's format): written into the live environment in batches
+  // of `online_batch` entries, beside slapd (online_load.h).
+  bool online = false;
+  uint32_t online_batch = 100;  // fill stats() with the engine's settings and table sizes
 };
 
 class LoadJob {

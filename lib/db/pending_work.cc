@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -42,6 +43,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "append";
     case WorkKind::kIndex:
       return "index";
+    case WorkKind::kOnlineAdd:
+      return "online-add";
   }
   return "unknown";
 }
@@ -50,6 +53,11 @@ Status BeginPendingWork(const std::string& dir, const PendingWork& work) {
   std::string text = "work: " + std::string(WorkKindName(work.kind)) + "\n";
   text += "format: " + std::string(DatabaseFormatName(work.format)) + "\n";
   for (const std::string& line : work.index_lines) text += "index: " + OneLine(line) + "\n";
+  if (work.kind == WorkKind::kOnlineAdd) {
+    text += "input: " + OneLine(work.input) + "\n";
+    text += "committed: " + std::to_string(work.committed) + "\n";
+    text += "resume: " + std::to_string(work.resume_line) + "\n";
+  }
   text += "command: " + OneLine(work.command) + "\n";
   const std::string path = MarkPath(dir);
   const std::string tmp = path + ".tmp";
@@ -101,6 +109,8 @@ Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {
         work.kind = WorkKind::kAppend;
       } else if (value == "index") {
         work.kind = WorkKind::kIndex;
+      } else if (value == "online-add") {
+        work.kind = WorkKind::kOnlineAdd;
       } else {
         has_kind = false;
       }
@@ -113,6 +123,11 @@ Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {
       work.format = *format;
     } else if (key == "index") {
       work.index_lines.push_back(std::move(value));
+    } else if (key == "input") {
+      work.input = std::move(value);
+    } else if (key == "committed" || key == "resume") {
+      (key == "committed" ? work.committed : work.resume_line) =
+          std::strtoull(value.c_str(), nullptr, 10);
     } else if (key == "command") {
       work.command = std::move(value);
     }
@@ -125,9 +140,10 @@ Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {
 }
 
 Status PendingWorkError(const std::string& dir, const PendingWork& work) {
-  const std::string phrase = work.kind == WorkKind::kLoad     ? "a load"
-                             : work.kind == WorkKind::kAppend ? "an append"
-                                                              : "an index rebuild";
+  const std::string phrase = work.kind == WorkKind::kLoad        ? "a load"
+                             : work.kind == WorkKind::kAppend    ? "an append"
+                             : work.kind == WorkKind::kOnlineAdd ? "an online add"
+                                                                 : "an index rebuild";
   return Status::Corruption(dir + ": " + phrase + " did not finish (" + work.command +
                             "); run 'dirload recover' on it first")
       .WithOrigin(ErrorOrigin::kDatabase);

@@ -8,17 +8,24 @@
 // finish (lib/db/recovery.h).
 //
 // Loads into slapd's format build aside (mdb_staged_load.h) and need no mark; its
-// in-place index rebuild does.
+// in-place index rebuild does. An online add (lib/db/online_load.h) writes
+// into slapd's live database in batches, each whole: nothing is left to undo
+// after a kill, and its mark says how far the input got, for the operator.
 //
 // The file is text, one "key: value" per line:
-//   work: load | append | index
+//   work: load | append | index | online-add
 //   format: native | mdb
 //   index: <line>          one per index being built (rebuilds only)
+//   input: <the LDIF read> (online-add)
+//   committed: <entries>   entries committed so far (online-add)
+//   resume: <line>         -j LINE continues the input from there (online-add;
+//                          0: nothing committed yet)
 //   command: <the writer's command line>
 //
 // Thread safety: functions over the file system.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,14 +36,18 @@
 
 namespace dirload {
 
-enum class WorkKind { kLoad, kAppend, kIndex };
+enum class WorkKind { kLoad, kAppend, kIndex, kOnlineAdd };
 
-std::string_view WorkKindName(WorkKind kind);  // "load", "append", "index"
+std::string_view WorkKindName(WorkKind kind);  // "load", "append", "index", "online-add"
 
 struct PendingWork {
   WorkKind kind = WorkKind::kLoad;
   DatabaseFormat format = DatabaseFormat::kNative;
   std::vector<std::string> index_lines;  // kIndex: the configuration being built
+  // kOnlineAdd: the input, the entries committed and the line to go on from.
+  std::string input;
+  uint64_t committed = 0;
+  uint64_t resume_line = 0;
   std::string command;
 };
 

@@ -35,6 +35,19 @@ std::string Count(uint64_t n, const char* one, const char* many) {
 }
 
 // The entries of the native database in `dir`, for the report.
+// What an interrupted online add left, and how to go on.
+std::string OnlineAddRecovered(const PendingWork& work) {
+  std::string text = "an online add was interrupted (" + work.command + "): the " +
+                     std::to_string(work.committed) +
+                     " entries it had committed are in the database, whole, and slapd serves "
+                     "them; nothing was undone";
+  if (work.resume_line == 0) return text + "; nothing was committed, so run it again";
+  return text + "; to go on, run it again with -j " + std::to_string(work.resume_line) +
+         " (the input " + work.input +
+         " is loaded up to that line; with -c, entries an earlier "
+         "try stored past it are reported as already in the database)";
+}
+
 std::string EntriesPhrase(const ResolvedDatabase& db) {
   StoreOptions ro = db.store_options;
   ro.create = false;
@@ -219,6 +232,11 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
       DIRLOAD_RETURN_IF_ERROR(RemoveUndoCopy(db.dir));
       report.actions.push_back("removed the unfinished load (" + work->command +
                                "): the directory held no database before it; load again");
+      break;
+    case WorkKind::kOnlineAdd:
+      // Every batch it committed is whole (entries, dn2i, indexes) and
+      // slapd serves it; the one under way left nothing. Nothing to undo.
+      report.actions.push_back(OnlineAddRecovered(*work));
       break;
     case WorkKind::kIndex:
       if (work->format == DatabaseFormat::kMdb) {

@@ -39,6 +39,7 @@ struct SchemaCheckOptions {
   bool keep_going = false;                    // -c: check every entry
   std::string error_file;                     // -l: the failing entries, whole; empty: none
   ldif::ByteSink* listing = nullptr;          // slapschema's listing (stdout); may be null
+  unsigned threads = 2;                       // checking threads (--jobs)
   // The operator's reminder and progress lines; may be empty.
   NoticeSink notice;
 };

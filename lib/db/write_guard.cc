@@ -86,6 +86,8 @@ Status WriteGuard::RollBack() {
       break;
     case WorkKind::kIndex:
       return Status::Ok();  // stays pending: see above
+    case WorkKind::kOnlineAdd:
+      break;  // not a guard's: online_load.h keeps its own mark
   }
   return EndPendingWork(dir_);
 }

@@ -80,6 +80,7 @@ class EntrySink {
     std::span<const ValuePair> values;  // its own, in input order
     const Prepared* prepared = nullptr;
     std::span<const Value> added;  // the operational values this load made
+    uint64_t line = 0;             // where its record starts in the input
   };
 
   // An entry as stored, valid until the next call to the sink.

@@ -272,6 +272,7 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecor
   e.values = item.prepared.values;
   e.prepared = &item.made;
   e.added = added_;
+  e.line = record.line();
   DIRLOAD_RETURN_IF_ERROR(sink_->Add(e));
   // Every hole filled, the sink's reserved names among them: their bytes go.
   if (holes_.empty() && !reservers_.empty()) reservers_.clear();

@@ -1,7 +1,6 @@
 #include "lib/schema/generalized_time.h"
 
 #include <cstdint>
-#include <cstdio>
 
 #include "lib/util/ascii.h"
 
@@ -138,11 +137,19 @@ Status NormalizeGeneralizedTime(std::string_view value, std::string* out) {
   int out_second = static_cast<int>(rem % 60);
   if (leap && out_second == 59) out_second = 60;
 
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d", static_cast<int>(out_year), out_month,
-                out_day, static_cast<int>(rem / 3600), static_cast<int>((rem / 60) % 60),
-                out_second);
-  out->assign(buf);
+  // Digits by hand: every entry of an export holds two times, and
+  // snprintf was a tenth of checking one.
+  char buf[14];
+  auto put = [&buf](size_t at, int64_t v, int width) {
+    for (int i = width - 1; i >= 0; --i, v /= 10) buf[at + i] = static_cast<char>('0' + v % 10);
+  };
+  put(0, out_year, 4);
+  put(4, out_month, 2);
+  put(6, out_day, 2);
+  put(8, rem / 3600, 2);
+  put(10, (rem / 60) % 60, 2);
+  put(12, out_second, 2);
+  out->assign(buf, sizeof buf);
   if (!frac_digits.empty()) {
     out->push_back('.');
     out->append(frac_digits);

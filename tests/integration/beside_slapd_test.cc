@@ -182,5 +182,94 @@ TEST_CASE("an LMDB user that starts during `dirload index` waits and reads the r
   CHECK(st.st_nlink == 1);
 }
 
+// Entries below ou=OU: uid=PREFIX0 ... uid=PREFIX(N-1).
+std::string People(const std::string& ou, const std::string& prefix, int n) {
+  std::string ldif;
+  for (int i = 0; i < n; ++i) {
+    const std::string uid = prefix + std::to_string(i);
+    ldif += "dn: uid=" + uid + ",ou=" + ou +
+            ",dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: " + uid + "\ncn: " + uid +
+            "\nsn: " + uid + "\n\n";
+  }
+  return ldif;
+}
+
+// Waits until `program` has DIR's environment open, while `child` runs.
+bool SeenHolding(const std::string& dir, const std::string& program, testing::ChildProcess* child) {
+  for (int i = 0; i < 5000 && child->Running(); ++i) {
+    Result<std::optional<std::string>> user = LmdbEnvironmentUser(dir);
+    if (user.ok() && user->has_value() && (*user)->find("(" + program + ")") != std::string::npos) {
+      return true;
+    }
+    testing::SleepSeconds(0.002);
+  }
+  return false;
+}
+
+TEST_CASE("slapadd beside dirload add: the second waits or is refused, neither loses entries") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat");
+  TempDir t;
+  const std::string dir = t.File("db");
+  fs::create_directory(dir);
+  const std::string conf = Config(t, dir);
+  std::string base = kBase;
+  for (const char* ou : {"a", "b", "c", "d"}) {
+    base += std::string("dn: ou=") + ou +
+            ",dc=example,dc=com\nobjectClass: organizationalUnit\nou: " + ou + "\n\n";
+  }
+  RunResult loaded = RunDirload({"add", "-f", conf, "-l", t.Write("base.ldif", base)});
+  REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
+  auto count = [&] {
+    RunResult cat = RunDirload({"cat", "-f", conf});
+    REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+    size_t n = 0;
+    for (size_t p = cat.out.find("dn: "); p != std::string::npos; p = cat.out.find("\ndn: ", p + 1))
+      ++n;
+    return n;
+  };
+  const size_t base_entries = count();
+  std::string error;
+
+  // slapadd first (without -q: a transaction per entry, slow enough to be
+  // caught): dirload refuses, naming it; then goes through.
+  testing::ChildProcess slapadd;
+  REQUIRE_MESSAGE(slapadd.Start({testing::FindProgram("slapadd"), "-f", conf, "-l",
+                                 t.Write("a.ldif", People("a", "a", 400))},
+                                t.File("slapadd.out"), t.File("slapadd.err"), &error),
+                  error);
+  REQUIRE_MESSAGE(SeenHolding(dir, "slapadd", &slapadd), "slapadd ended before it was seen");
+  const std::string b = t.Write("b.ldif", People("b", "b", 50));
+  RunResult refused = RunDirload({"add", "-f", conf, "-l", b, "--progress", "never"});
+  CHECK_MESSAGE(refused.exit_code == 3, refused.Describe());
+  CHECK_MESSAGE(refused.err.find("(slapadd)") != std::string::npos, refused.err);
+  testing::ProcessResult done;
+  slapadd.Wait(300, &done);
+  REQUIRE_MESSAGE(done.exit_code == 0, testing::ReadFile(t.File("slapadd.err")));
+  RunResult appended = RunDirload({"add", "-f", conf, "-l", b, "--progress", "never"});
+  CHECK_MESSAGE(appended.exit_code == 0, appended.Describe());
+  CHECK(count() == base_entries + 400 + 50);
+
+  // dirload first: a slapadd started meanwhile waits for its install, then
+  // adds to the new file.
+  testing::ChildProcess add;
+  REQUIRE_MESSAGE(add.Start({testing::DirloadPath(), "add", "-f", conf, "-l",
+                             t.Write("c.ldif", People("c", "c", 30000)), "--progress", "never"},
+                            t.File("add.out"), t.File("add.err"), &error),
+                  error);
+  REQUIRE_MESSAGE(SeenHolding(dir, "dirload", &add), "dirload ended before it was seen holding");
+  testing::ChildProcess late;
+  REQUIRE_MESSAGE(late.Start({testing::FindProgram("slapadd"), "-f", conf, "-l",
+                              t.Write("d.ldif", People("d", "d", 20))},
+                             t.File("late.out"), t.File("late.err"), &error),
+                  error);
+  testing::ProcessResult added, late_done;
+  add.Wait(300, &added);
+  CHECK_MESSAGE(added.exit_code == 0, testing::ReadFile(t.File("add.err")));
+  late.Wait(300, &late_done);
+  CHECK_MESSAGE(late_done.exit_code == 0, testing::ReadFile(t.File("late.err")));
+  CHECK(count() == base_entries + 400 + 50 + 30000 + 20);
+}
+
 }  // namespace
 }  // namespace dirload

@@ -8,6 +8,7 @@
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_normalized.h"
+#include "lib/format/mdb/mdb_writer.h"
 #include "lib/schema/attribute_type.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/matching_rule.h"
@@ -73,7 +74,7 @@ std::string SlapdPrettyDn(const Schema& schema, std::string_view dn) {
 
 }  // namespace
 
-MdbSink::MdbSink(mdb::MdbLoadWriter* writer, const Schema* schema)
+MdbSink::MdbSink(mdb::MdbEntryWriter* writer, const Schema* schema)
     : writer_(writer), schema_(schema), written_(writer->last_id()) {}
 
 namespace {
@@ -156,14 +157,9 @@ std::unique_ptr<EntrySink::Preparer> MdbSink::NewPreparer() {
 }
 
 Result<EntrySink::Start> MdbSink::Stored() {
-  mdb::MdbDbStat id2e;  // one pair per entry
-  {
-    DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbTxn txn, writer_->env().Begin(false));
-    DIRLOAD_RETURN_IF_ERROR(txn.Stat(writer_->env().id2e(), &id2e));
-  }
   Start start;
+  DIRLOAD_ASSIGN_OR_RETURN(start.entries, writer_->StoredEntries());
   start.next_id = writer_->last_id() + 1;
-  start.entries = id2e.entries;
   return start;
 }
 

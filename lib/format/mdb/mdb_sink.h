@@ -1,5 +1,7 @@
 // MdbSink: a load into slapd's own database (OpenLDAP 2.5 back-mdb,
-// lib/format/mdb), through an MdbLoadWriter. The loader (loader.h) does
+// lib/format/mdb), through an MdbEntryWriter: one that builds the database
+// aside (MdbLoadWriter) or one that writes into slapd's live environment
+// (MdbOnlineWriter). The loader (loader.h) does
 // every check as for the native format; whether a DN is taken, and a
 // parent's ID, the sink asks of slapd's own DN tree (dn2i) as it is being
 // written (and of the child nodes the writer holds back, mdb_writer.h), as
@@ -20,21 +22,21 @@
 #include <vector>
 
 #include "lib/format/entry_sink.h"
-#include "lib/format/mdb/mdb_writer.h"
+#include "lib/format/mdb/mdb_entry_writer.h"
 #include "lib/schema/ascii.h"
 #include "lib/schema/schema.h"
 #include "lib/util/status.h"
 
 namespace dirload {
 
-// Writes the loader's entries through an MdbLoadWriter in ascending ID
+// Writes the loader's entries through an MdbEntryWriter in ascending ID
 // order. Whether a DN is taken, and a parent's ID, it asks of the writer's
 // DN tree (dn2i) and of the entries it holds back. The writer is borrowed
 // and must outlive the sink.
 class MdbSink final : public EntrySink {
  public:
   // Both borrowed; they must outlive the sink and its preparers.
-  MdbSink(mdb::MdbLoadWriter* writer, const Schema* schema);
+  MdbSink(mdb::MdbEntryWriter* writer, const Schema* schema);
 
   std::unique_ptr<Preparer> NewPreparer() override;
   // The next ID after the last in id2e, and how many entries it holds.
@@ -86,7 +88,7 @@ class MdbSink final : public EntrySink {
   static std::string NameKey(EntryId parent, std::string_view nrdn);
   void ErasePending(std::map<EntryId, Owned>::iterator it);
 
-  mdb::MdbLoadWriter* writer_;
+  mdb::MdbEntryWriter* writer_;
   const Schema* schema_;
   std::string nsuffix_;
   EntryId written_;  // highest ID written

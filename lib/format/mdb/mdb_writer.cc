@@ -15,8 +15,6 @@
 namespace dirload::mdb {
 namespace {
 
-constexpr std::string_view kObjectClassOid = "2.5.4.0";
-
 std::string Ad2iKey(uint32_t n) {
   std::string k(4, '\0');
   for (int i = 0; i < 4; ++i) k[i] = static_cast<char>(n >> (8 * i));
@@ -180,154 +178,9 @@ Result<uint32_t> MdbLoadWriter::Ad2iNumber(const std::string& description) {
   return n;
 }
 
-uint32_t MdbLoadWriter::OcFlags(std::string_view object_class) {
-  if (const uint32_t* known = oc_flags_.Find(object_class)) return *known;
-  // Entries name a handful of classes, millions of times over.
-  if (oc_flags_.size() >= kMaxOcFlags) oc_flags_ = StringMap<uint32_t>();
-  const std::string_view one[] = {object_class};
-  const uint32_t flags = MdbEntryOcFlags(schema_, one);
-  oc_flags_.Insert(object_class, flags);
-  return flags;
-}
-
 Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
-  // One record per canonical description, in the order of first use
-  // (mdb_entry_codec.h has the layout); WriteEncoded then writes the bytes.
-  // This runs once per entry on the writing thread.
-  records_.clear();
-  record_of_.resize(values.size());
-  ++encoded_entries_;
-  entry_oc_flags_ = MdbEntryOcFlags(schema_, {});  // an entry without classes
-  for (size_t i = 0; i < values.size(); ++i) {
-    const MdbValue& v = values[i];
-    Description* d = descriptions_.Find(v.description);
-    if (d == nullptr) {
-      Description nd;
-      Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
-      // An undefined type reaches here only from a load without schema
-      // checks (slapadd -s stores those too): kept as written, with no
-      // normalized copy.
-      nd.name = desc.ok() ? desc->ToString() : std::string(v.description);
-      nd.type = desc.ok() ? desc->type : nullptr;
-      nd.normalized = nd.type != nullptr && MdbStoresNormalized(*nd.type);
-      nd.object_class = nd.type != nullptr && nd.type->oid == kObjectClassOid;
-      auto [id, added] =
-          canonical_ids_.Insert(nd.name, static_cast<uint32_t>(canonical_ids_.size()));
-      if (added) canonical_.emplace_back();
-      nd.canonical = *id;
-      d = descriptions_.Insert(v.description, std::move(nd)).first;
-    }
-    // One record per canonical name, whichever spelling comes first.
-    Canonical& c = canonical_[d->canonical];
-    if (c.entry != encoded_entries_) {
-      c.entry = encoded_entries_;
-      c.record = static_cast<uint32_t>(records_.size());
-      Record rec;
-      rec.d = d;
-      rec.generated = v.generated;
-      rec.normalized = !v.generated && d->normalized;
-      records_.push_back(rec);
-    }
-    Record& rec = records_[c.record];
-    ++rec.count;
-    if (!v.has_normalized) rec.all_given = false;
-    record_of_[i] = c.record;
-    if (d->object_class) entry_oc_flags_ |= OcFlags(v.value);
-  }
-  if (records_.size() > 0x7fffffffu)
-    return Status::InvalidArgument("mdb entry: too many attributes");
-  // Value indexes grouped by record, each record's values in input order.
-  {
-    uint32_t at = 0;
-    for (Record& rec : records_) {
-      rec.first = at;
-      at += rec.count;
-      rec.count = 0;
-    }
-    order_.resize(values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      Record& rec = records_[record_of_[i]];
-      order_[rec.first + rec.count++] = static_cast<uint32_t>(i);
-    }
-  }
-  // ad2i numbers in the order of first use, then the normalized copies this
-  // thread still has to make.
-  if (computed_.size() < values.size()) computed_.resize(values.size());
-  uint64_t table_words = 0, data_bytes = 0, nvals = 0;
-  for (Record& rec : records_) {
-    if (rec.d->adx == 0) {
-      DIRLOAD_ASSIGN_OR_RETURN(rec.d->adx, Ad2iNumber(rec.d->name));
-      if (rec.d->adx > 0x3fffffffu) {
-        return Status::InvalidArgument("mdb entry: more attribute descriptions than ad2i numbers");
-      }
-    }
-    const uint64_t copies = rec.normalized ? 2 : 1;
-    table_words += 2 + rec.count * copies;
-    nvals += (uint64_t{rec.count} + 1) * copies;
-    for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) {
-      const MdbValue& v = values[order_[k]];
-      data_bytes += v.value.size() + 1;
-      if (v.value.size() > UINT32_MAX) return Status::InvalidArgument("mdb entry: value too long");
-      if (!rec.normalized) continue;
-      if (rec.all_given) {
-        data_bytes += v.normalized.size() + 1;
-        continue;
-      }
-      std::string& out = computed_[order_[k]];
-      // What this thread normalizes are mostly the operational values the
-      // load adds: creatorsName and modifiersName repeat one DN.
-      Description& d = *rec.d;
-      if (d.has_last && d.last_value == v.value) {
-        out = d.last_normalized;
-      } else {
-        Status st = MdbNormalizedValue(schema_, *d.type, v.value, &out);
-        if (!st.ok()) return st.WithPrefix("entry ID " + std::to_string(id) + ": ");
-        d.last_value.assign(v.value);
-        d.last_normalized = out;
-        d.has_last = true;
-      }
-      data_bytes += out.size() + 1;
-    }
-  }
-  if (nvals > UINT32_MAX || table_words > UINT32_MAX) {
-    return Status::InvalidArgument("mdb entry: too many values");
-  }
-  table_words_ = table_words;
-  nvals_ = nvals;
-  encoded_size_ = (16 + 4 * table_words + data_bytes + 7) & ~uint64_t{7};
-  return Status::Ok();
-}
-
-void MdbLoadWriter::WriteEncoded(std::span<const MdbValue> values, char* base) const {
-  const uint64_t table_words = table_words_;
-  const uint64_t nvals = nvals_;
-  std::memset(base, 0, encoded_size_);
-  auto put_word = [](uint32_t w, char* p) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(w >> (8 * i));
-  };
-  put_word(static_cast<uint32_t>(records_.size()), base);
-  put_word(static_cast<uint32_t>(nvals), base + 4);
-  put_word(entry_oc_flags_, base + 8);
-  put_word(static_cast<uint32_t>(table_words), base + 12);
-  char* word = base + 16;
-  char* data = base + 16 + 4 * table_words;
-  auto put_value = [&](std::string_view v) {
-    put_word(static_cast<uint32_t>(v.size()), word);
-    word += 4;
-    std::memcpy(data, v.data(), v.size());
-    data += v.size() + 1;  // the NUL is already there
-  };
-  for (const Record& rec : records_) {
-    put_word(rec.d->adx, word);
-    put_word(rec.count | (rec.normalized ? kMdbNumvalsNormalized : 0), word + 4);
-    word += 8;
-    for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) put_value(values[order_[k]].value);
-    if (!rec.normalized) continue;
-    for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) {
-      put_value(rec.all_given ? values[order_[k]].normalized
-                              : std::string_view(computed_[order_[k]]));
-    }
-  }
+  return encoder_.Layout(
+      id, values, [this](const std::string& description) { return Ad2iNumber(description); });
 }
 
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
@@ -337,8 +190,8 @@ Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values
   }
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
-  std::string encoded(encoded_size_, '\0');
-  WriteEncoded(values, encoded.data());
+  std::string encoded(encoder_.size(), '\0');
+  encoder_.Write(values, encoded.data());
   return txn_->Put(env_->id2e(), MdbIdBytes(id), encoded, MdbPutMode::kOverwrite);
 }
 
@@ -375,9 +228,9 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   DIRLOAD_RETURN_IF_ERROR(NoteChild(id, parent_id));
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
   // Written in place in LMDB's page: no copy of the entry is made.
-  DIRLOAD_ASSIGN_OR_RETURN(
-      char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoded_size_, MdbPutMode::kAppend));
-  WriteEncoded(values, space);
+  DIRLOAD_ASSIGN_OR_RETURN(char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoder_.size(),
+                                                      MdbPutMode::kAppend));
+  encoder_.Write(values, space);
 
   // dn2i at once: the self node is an append (IDs ascend); the child node
   // goes among its parent's, in dup order, with nsubs 1, which Finish()
@@ -413,6 +266,13 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   ++entries_added_;
   ++txn_entries_;
   return Status::Ok();
+}
+
+Result<uint64_t> MdbLoadWriter::StoredEntries() {
+  MdbDbStat id2e;  // one pair per entry
+  DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env_->Begin(false));
+  DIRLOAD_RETURN_IF_ERROR(txn.Stat(env_->id2e(), &id2e));
+  return id2e.entries;
 }
 
 Result<std::optional<uint64_t>> MdbLoadWriter::FindChild(uint64_t parent_id,

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_entry_writer.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/schema/ascii.h"
 #include "lib/util/held_records.h"
@@ -70,25 +71,11 @@ struct MdbWriterOptions {
   size_t held_child_bytes = size_t{64} << 20;
 };
 
-// One attribute value of an entry, as read.
-struct MdbValue {
-  std::string_view description;  // as written ("CN;lang-DE")
-  std::string_view value;
-  // A value slapadd generates itself (createTimestamp, modifyTimestamp,
-  // entryCSN): stored without a normalized copy. Decided per attribute
-  // record, by its first value.
-  bool generated = false;
-  // The normalized copy, when the caller computed it (MdbNormalizedValue;
-  // empty when the type stores none); computed here otherwise.
-  std::string_view normalized;
-  bool has_normalized = false;
-};
-
 // The leftmost RDN of an RFC 4514 DN string (normalized or as given): up to
 // the first ',' that no backslash escapes; the whole DN if there is none.
 std::string_view MdbLeftmostRdn(std::string_view dn);
 
-class MdbLoadWriter {
+class MdbLoadWriter final : public MdbEntryWriter {
  public:
   // A new database in the existing directory `dir`; AlreadyExists (origin
   // kDatabase) when id2e already holds entries.
@@ -114,21 +101,22 @@ class MdbLoadWriter {
   // form; InvalidArgument (kUsage) for an ID
   // out of order or an unknown parent; kStorage errors from LMDB.
   Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn, std::string_view rdn,
-                  std::span<const MdbValue> values);
+                  std::span<const MdbValue> values) override;
 
   // The ID of the child of `parent_id` (0: the root, whose one child is the
   // suffix entry) with normalized RDN `nrdn` (for the suffix entry: the
   // whole normalized suffix), or nullopt: dn2i answers, with what this load
   // wrote so far, as slapadd asks it whether a DN is taken.
-  Result<std::optional<uint64_t>> FindChild(uint64_t parent_id, std::string_view nrdn);
+  Result<std::optional<uint64_t>> FindChild(uint64_t parent_id, std::string_view nrdn) override;
 
   // Re-encodes entry `id`, added by this load or stored before it, with
   // `values` (as AddEntry takes them): slapadd -w's contextCSN on the
   // suffix entry.
-  Status ReplaceEntry(uint64_t id, std::span<const MdbValue> values);
+  Status ReplaceEntry(uint64_t id, std::span<const MdbValue> values) override;
   // Entry `id`'s id2e record as it stands in this load's transaction, or
   // nullopt when there is none; valid until the next write.
-  Result<std::optional<std::string_view>> StoredEntry(uint64_t id);
+  Result<std::optional<std::string_view>> StoredEntry(uint64_t id) override;
+  Result<uint64_t> StoredEntries() override;
 
   // Writes dn2i and commits. No AddEntry after it. It does not sync: with
   // `quick` the caller calls env().Sync() once the database is complete
@@ -142,27 +130,26 @@ class MdbLoadWriter {
   Status ReopenForIndexes();
 
   // The last ID stored (0 for an empty database): the next entry's ID - 1.
-  uint64_t last_id() const { return last_id_; }
+  uint64_t last_id() const override { return last_id_; }
   uint64_t entries_added() const { return entries_added_; }
   // ad2i: description -> number, every one known so far.
-  const std::unordered_map<std::string, uint32_t>& ad2i() const { return ad2i_; }
+  const std::unordered_map<std::string, uint32_t>& ad2i() const override { return ad2i_; }
   MdbEnv& env() { return *env_; }
 
  private:
   MdbLoadWriter(const Schema& schema, const MdbWriterOptions& options)
-      : schema_(schema), options_(options), held_children_(options.held_child_bytes) {}
+      : schema_(schema),
+        options_(options),
+        held_children_(options.held_child_bytes),
+        encoder_(schema) {}
   MdbEnvOptions EnvOptions(bool write_map) const;
   static Result<std::unique_ptr<MdbLoadWriter>> Open(const Schema& schema, const std::string& dir,
                                                      const MdbWriterOptions& options,
                                                      bool existing);
   Status ReadExisting();
-  // Lays `values` out as entry `id`: the records, ad2i numbers, normalized
-  // copies still to make and encoded_size_; WriteEncoded writes the bytes
-  // (encoded_size_ of them) of the same `values` to `out`.
+  // Lays `values` out as entry `id` in encoder_, ad2i numbers assigned in
+  // this load's transaction.
   Status Encode(uint64_t id, std::span<const MdbValue> values);
-  // MdbEntryOcFlags of one objectClass value, remembered.
-  uint32_t OcFlags(std::string_view object_class);
-  void WriteEncoded(std::span<const MdbValue> values, char* out) const;
   Status EnsureTxn();
   // Commits the open transaction and begins the next.
   Status CommitAndBegin();
@@ -214,50 +201,7 @@ class MdbLoadWriter {
   HeldRecords held_children_;
   bool append_children_ = false;
   std::string node_, held_key_;  // AddEntry's and FindChild's scratch
-  uint64_t encoded_size_ = 0;    // Encode's layout
-  uint64_t table_words_ = 0;
-  uint64_t nvals_ = 0;
-  // What Encode learnt of each description as written: entries repeat a
-  // few dozen descriptions millions of times.
-  struct Description {
-    std::string name;  // canonical ("cn;lang-de"), or as written when undefined
-    const AttributeType* type = nullptr;
-    bool normalized = false;    // slapd stores normalized copies
-    bool object_class = false;  // objectClass: its values set the ocflags
-    uint32_t adx = 0;           // ad2i number, 0 until first used
-    uint32_t canonical = 0;     // in canonical_: one per name
-    // The last value Encode normalized itself, and its normalized copy.
-    bool has_last = false;
-    std::string last_value, last_normalized;
-  };
-  StringMap<Description> descriptions_;
-  // Per canonical name: which of records_ holds it, when `entry` is the
-  // entry being encoded (Encode's count of entries).
-  struct Canonical {
-    uint64_t entry = 0;
-    uint32_t record = 0;
-  };
-  StringMap<uint32_t> canonical_ids_;
-  std::vector<Canonical> canonical_;
-  uint64_t encoded_entries_ = 0;
-  // objectClass value as written -> its ocflags (MdbEntryOcFlags), up to
-  // kMaxOcFlags of them.
-  static constexpr size_t kMaxOcFlags = 1024;
-  StringMap<uint32_t> oc_flags_;
-  uint32_t entry_oc_flags_ = 0;  // Encode's, for WriteEncoded
-  // Encode's scratch, kept from entry to entry.
-  struct Record {
-    Description* d = nullptr;
-    bool generated = false;   // its first value is one slapadd makes itself
-    bool normalized = false;  // carries normalized copies
-    bool all_given = true;    // every value came with its normalized copy
-    uint32_t count = 0;
-    uint32_t first = 0;  // in order_
-  };
-  std::vector<Record> records_;
-  std::vector<uint32_t> record_of_;    // per value
-  std::vector<uint32_t> order_;        // value indexes grouped by record
-  std::vector<std::string> computed_;  // normalized copies made here, per value
+  MdbEntryEncoder encoder_;
 };
 
 }  // namespace dirload::mdb

@@ -1,0 +1,118 @@
+// MdbEntryEncoder: one entry's values as back-mdb's id2e record
+// (mdb_entry_codec.h has the layout), made on the writing thread of a load.
+// Values arrive as the loader hands them over (MdbValue); they are merged
+// into one attribute record per canonical description ("cn;lang-de"), in
+// order of first appearance, as slapadd without -q merges them, with
+// slapd's normalized copies (made here when the caller did not make them)
+// and ocflags. Each description's ad2i number is asked of the caller once,
+// the first time an entry uses it: the caller owns ad2i (a bulk load's own
+// transaction, or a live environment that slapd writes too).
+//
+// Layout() works out the record and its size; Write() then writes the bytes
+// of the same values into space the caller reserved (an LMDB page), so no
+// copy of the entry is made.
+//
+// Thread safety: one thread; the Schema must outlive the encoder.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/util/status.h"
+#include "lib/util/string_map.h"
+
+namespace dirload {
+class Schema;
+struct AttributeType;
+}  // namespace dirload
+
+namespace dirload::mdb {
+
+// One attribute value of an entry, as read.
+struct MdbValue {
+  std::string_view description;  // as written ("CN;lang-DE")
+  std::string_view value;
+  // A value slapadd generates itself (createTimestamp, modifyTimestamp,
+  // entryCSN): stored without a normalized copy. Decided per attribute
+  // record, by its first value.
+  bool generated = false;
+  // The normalized copy, when the caller computed it (MdbNormalizedValue;
+  // empty when the type stores none); computed here otherwise.
+  std::string_view normalized;
+  bool has_normalized = false;
+};
+
+class MdbEntryEncoder {
+ public:
+  // The ad2i number of a canonical description, assigning one if it has
+  // none yet.
+  using Ad2iNumber = std::function<Result<uint32_t>(const std::string& description)>;
+
+  explicit MdbEntryEncoder(const Schema& schema) : schema_(schema) {}
+
+  // Lays `values` out as entry `id` (the ID names it in messages only).
+  // InvalidArgument for a value without a normalized form or counts that
+  // overflow the format's words.
+  Status Layout(uint64_t id, std::span<const MdbValue> values, const Ad2iNumber& ad2i);
+  // The record's size in bytes, padding included. REQUIRES: Layout succeeded.
+  uint64_t size() const { return encoded_size_; }
+  // Writes size() bytes to `out`. REQUIRES: the same `values` as the last
+  // Layout.
+  void Write(std::span<const MdbValue> values, char* out) const;
+
+ private:
+  // MdbEntryOcFlags of one objectClass value, remembered.
+  uint32_t OcFlags(std::string_view object_class);
+
+  const Schema& schema_;
+  uint64_t encoded_size_ = 0;
+  uint64_t table_words_ = 0;
+  uint64_t nvals_ = 0;
+  // What Layout learnt of each description as written: entries repeat a
+  // few dozen descriptions millions of times.
+  struct Description {
+    std::string name;  // canonical ("cn;lang-de"), or as written when undefined
+    const AttributeType* type = nullptr;
+    bool normalized = false;    // slapd stores normalized copies
+    bool object_class = false;  // objectClass: its values set the ocflags
+    uint32_t adx = 0;           // ad2i number, 0 until first used
+    uint32_t canonical = 0;     // in canonical_: one per name
+    // The last value Layout normalized itself, and its normalized copy.
+    bool has_last = false;
+    std::string last_value, last_normalized;
+  };
+  StringMap<Description> descriptions_;
+  // Per canonical name: which of records_ holds it, when `entry` is the
+  // entry being laid out (Layout's count of entries).
+  struct Canonical {
+    uint64_t entry = 0;
+    uint32_t record = 0;
+  };
+  StringMap<uint32_t> canonical_ids_;
+  std::vector<Canonical> canonical_;
+  uint64_t encoded_entries_ = 0;
+  // objectClass value as written -> its ocflags (MdbEntryOcFlags), up to
+  // kMaxOcFlags of them.
+  static constexpr size_t kMaxOcFlags = 1024;
+  StringMap<uint32_t> oc_flags_;
+  uint32_t entry_oc_flags_ = 0;  // Layout's, for Write
+  // Layout's scratch, kept from entry to entry.
+  struct Record {
+    Description* d = nullptr;
+    bool generated = false;   // its first value is one slapadd makes itself
+    bool normalized = false;  // carries normalized copies
+    bool all_given = true;    // every value came with its normalized copy
+    uint32_t count = 0;
+    uint32_t first = 0;  // in order_
+  };
+  std::vector<Record> records_;
+  std::vector<uint32_t> record_of_;    // per value
+  std::vector<uint32_t> order_;        // value indexes grouped by record
+  std::vector<std::string> computed_;  // normalized copies made here, per value
+};
+
+}  // namespace dirload::mdb
