@@ -31,7 +31,7 @@
 //
 // The index databases are shared out into a few groups of about equal
 // weight, each built by its own scan of id2e and then written. Two threads
-// take tasks in turn: write the next scanned group when no write is under
+// (by default) take tasks in turn: write the next scanned group when no write is under
 // way (LMDB has one writer; each write task commits before it ends, as a
 // write transaction belongs to its thread), else scan the next group. So
 // one group's writes overlap the next one's scan and both cores stay busy.
@@ -49,9 +49,9 @@
 // one scan of id2e inside the write transaction feeds an IdlCache, and each
 // list leaving the cache is merged into its key (BuildCached in the .cc).
 //
-// Thread safety: Build is called by one thread and starts one more; the
-// MdbEnv must not see other writers meanwhile, and the Schema must not
-// change.
+// Thread safety: Build and Stream are called by one thread and start
+// MdbIndexOptions::threads - 1 more (the sort method); the MdbEnv must not
+// see other writers meanwhile, and the Schema must not change.
 #pragma once
 
 #include <cstdint>
