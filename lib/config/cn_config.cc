@@ -31,6 +31,9 @@ struct ConfigValue {
 };
 
 struct ConfigEntry {
+  // olc attributes slapd 2.5 does not define, taken as a third-party
+  // module's ("FILE:LINE: ..."); only when such a module is loaded.
+  std::vector<std::string> unknown;
   std::string file;
   std::string dn;
   std::vector<ConfigValue> values;
@@ -106,7 +109,8 @@ std::vector<int> AttributeLines(const std::string& text) {
 
 // Reads the one entry of a configuration file, `text` being its contents
 // and `file` its name in messages.
-Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text) {
+Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text,
+                              const std::string& third_party) {
   std::vector<int> lines = AttributeLines(text);
 
   // A configuration file is a few KB: a block its size, not the reader's
@@ -132,6 +136,13 @@ Result<ConfigEntry> ReadEntry(const std::string& file, const std::string& text) 
     // slapd refuses a configuration attribute it does not define
     // ("str2ad(olcFrobnicate): attribute type undefined").
     if (AsciiLowerCopy(type).starts_with("olc") && !SlapdKnowsConfigAttribute(type)) {
+      if (!third_party.empty()) {
+        entry.unknown.push_back(file + ":" + std::to_string(line) + ": attribute type '" +
+                                std::string(type) +
+                                "' is not slapd 2.5's: taken as one of module " + third_party +
+                                ", which dirload does not know, and ignored");
+        continue;
+      }
       return ConfigError(file + ":" + std::to_string(line) + ": attribute type '" +
                          std::string(type) +
                          "' is undefined: slapd 2.5 has no such configuration attribute, and "
@@ -318,6 +329,12 @@ class Tree {
  public:
   explicit Tree(const CnConfigTree& t) : t_(t) {}
 
+  // The third-party modules loaded ("'x', 'y'"): entries are read taking
+  // the olc attributes slapd 2.5 does not define as theirs.
+  void SetThirdPartyModules(std::string names) { third_party_ = std::move(names); }
+  // What Entry() took as a third-party module's, for warnings.
+  const std::vector<std::string>& unknown() const { return unknown_; }
+
   std::string Name(const std::string& rel) const { return (fs::path(t_.dir) / rel).string(); }
   bool HasFile(const std::string& rel) const { return t_.files.count(rel) != 0; }
   bool HasDirectory(const std::string& rel) const { return t_.directories.count(rel) != 0; }
@@ -325,7 +342,9 @@ class Tree {
   Result<ConfigEntry> Entry(const std::string& rel) const {
     auto it = t_.files.find(rel);
     if (it == t_.files.end()) return ConfigError(Name(rel) + ": missing");
-    return ReadEntry(Name(rel), it->second);
+    Result<ConfigEntry> e = ReadEntry(Name(rel), it->second, third_party_);
+    if (e.ok()) unknown_.insert(unknown_.end(), e->unknown.begin(), e->unknown.end());
+    return e;
   }
 
   // The files directly in `dir` whose names start with `prefix` and end in
@@ -364,10 +383,12 @@ class Tree {
 
  private:
   const CnConfigTree& t_;
+  std::string third_party_;
+  mutable std::vector<std::string> unknown_;
 };
 
 Result<SlapdConfig> Parse(const CnConfigTree& t) {
-  const Tree tree(t);
+  Tree tree(t);
   SlapdConfig cfg;
   cfg.path = t.dir;
   cfg.from_directory = true;
@@ -381,14 +402,6 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
   if (!tree.HasDirectory(config_dir)) {
     return ConfigError(tree.Name(config_dir) + ": missing configuration directory");
   }
-  DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, tree.Entry(global_file));
-  DIRLOAD_RETURN_IF_ERROR(ReadGlobal(global, &cfg));
-  NoteIgnored(
-      global,
-      {"olcindexhash64", "olcindexsubstrifminlen", "olcindexsubstrifmaxlen", "olcindexsubstranylen",
-       "olcindexsubstranystep", "olcindexintlen", "olcattributeoptions"},
-      &cfg);
-
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> modules,
                            tree.NumberedFiles(config_dir, "cn=module"));
   for (const std::string& f : modules) {
@@ -399,6 +412,15 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
     }
     NoteIgnored(e, {"olcmoduleload"}, &cfg);
   }
+  tree.SetThirdPartyModules(ThirdPartyModules(cfg.modules));
+
+  DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, tree.Entry(global_file));
+  DIRLOAD_RETURN_IF_ERROR(ReadGlobal(global, &cfg));
+  NoteIgnored(
+      global,
+      {"olcindexhash64", "olcindexsubstrifminlen", "olcindexsubstrifmaxlen", "olcindexsubstranylen",
+       "olcindexsubstranystep", "olcindexintlen", "olcattributeoptions"},
+      &cfg);
 
   const std::string builtin_schema = config_dir + "/cn=schema.ldif";
   if (tree.HasFile(builtin_schema)) {
@@ -453,6 +475,7 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
   std::stable_sort(
       cfg.databases.begin(), cfg.databases.end(),
       [](const SlapdDatabase& a, const SlapdDatabase& b) { return a.number < b.number; });
+  cfg.warnings = tree.unknown();
   return cfg;
 }
 

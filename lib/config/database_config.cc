@@ -169,6 +169,7 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseOptions& a, bool creating
     db.attribute_options = cfg->attribute_options;
     db.index_lines = s.index_lines;
     db.notes = cfg->notes;
+    for (const std::string& w : cfg->warnings) db.warnings.push_back(w);
     if (s.maxsize) db.store_options.lmdb_map_size = *s.maxsize;
     if (s.cache_size) db.store_options.bdb_cache_size = *s.cache_size;
     if (db.dir.empty() && a.db_dir.empty()) {

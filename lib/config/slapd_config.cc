@@ -109,6 +109,14 @@ std::string ModuleName(std::string_view arg) {
   return std::string(arg);
 }
 
+std::string ThirdPartyModules(const std::vector<std::string>& modules) {
+  std::string out;
+  for (const std::string& m : modules) {
+    if (!SlapdKnowsModule(m)) out += (out.empty() ? "'" : ", '") + m + "'";
+  }
+  return out;
+}
+
 Result<uint64_t> ParseByteSize(std::string_view text) {
   std::string t(text);
   if (t.empty()) return Status::InvalidArgument("empty size");
@@ -179,6 +187,13 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     auto unneeded = [&]() -> Status {
       const bool bdb = db != nullptr && db->type == "bdb";
       if (!SlapdKnowsDirective(w[0]) && !(bdb && BackBdbDirective(w[0]))) {
+        const std::string third_party = ThirdPartyModules(cfg.modules);
+        if (!third_party.empty()) {
+          cfg.warnings.push_back(where + "directive <" + w[0] +
+                                 "> is not slapd 2.5's: taken as one of module " + third_party +
+                                 ", which dirload does not know, and ignored");
+          return Status::Ok();
+        }
         return Status::ParseError(where + "unknown directive <" + w[0] + "> " +
                                   (db == nullptr
                                        ? std::string("outside database definitions")

@@ -87,10 +87,16 @@ struct SlapdConfig {
   AttributeOptions attribute_options;
   std::vector<SlapdDatabase> databases;  // by number: frontend -1, config 0, then 1, 2, ...
   std::vector<std::string> notes;        // "slapd.conf:12: ignored 'access to *'"
+  // What an operator should see without -v: directives or attributes taken
+  // as a third-party module's.
+  std::vector<std::string> warnings;
 
   // The database numbered `number`, or nullptr.
   const SlapdDatabase* FindDatabase(int number) const;
 };
+
+// The loaded modules OpenLDAP 2.5 does not build ("'x', 'y'"), or "".
+std::string ThirdPartyModules(const std::vector<std::string>& modules);
 
 // Parses `path`. Errors name the file and line and are marked
 // ErrorOrigin::kConfiguration, as are a missing file and a directory (with a

@@ -11,6 +11,8 @@ using slapd_directives_internal::kConfigAttributeCount;
 using slapd_directives_internal::kConfigAttributes;
 using slapd_directives_internal::kDirectiveCount;
 using slapd_directives_internal::kDirectives;
+using slapd_directives_internal::kModuleCount;
+using slapd_directives_internal::kModules;
 
 bool SlapdKnowsDirective(std::string_view name) {
   const std::string lower = AsciiLowerCopy(name);
@@ -37,6 +39,12 @@ bool SlapdKnowsDirective(std::string_view name) {
 bool SlapdKnowsConfigAttribute(std::string_view name) {
   const std::string lower = AsciiLowerCopy(name);
   return std::binary_search(kConfigAttributes, kConfigAttributes + kConfigAttributeCount, lower,
+                            [](std::string_view a, std::string_view b) { return a < b; });
+}
+
+bool SlapdKnowsModule(std::string_view name) {
+  if (name == "back_bdb" || name == "back_hdb") return true;
+  return std::binary_search(kModules, kModules + kModuleCount, name,
                             [](std::string_view a, std::string_view b) { return a < b; });
 }
 

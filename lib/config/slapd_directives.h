@@ -25,6 +25,13 @@ bool SlapdKnowsDirective(std::string_view name);
 // attribute type beginning with "olc".
 bool SlapdKnowsConfigAttribute(std::string_view name);
 
+// Whether `name` (as ModuleName gives it: "ppolicy", "back_mdb") is a module
+// OpenLDAP 2.5 builds, or back-bdb/back-hdb (2.4's, whose sections dirload
+// reads). Any other module is a third party's: slapd knows the directives
+// and cn=config attributes it brings, and dirload cannot, so the readers
+// take them as that module's and note them instead of refusing them.
+bool SlapdKnowsModule(std::string_view name);
+
 // Whether `name` is one of back-bdb's and back-hdb's directives (OpenLDAP
 // 2.4; both backends are gone from 2.5), which dirload's Berkeley DB engine
 // reads from their database sections.
@@ -39,6 +46,8 @@ extern const DirectiveName kDirectives[];
 extern const size_t kDirectiveCount;
 extern const char* const kConfigAttributes[];  // lower case, sorted
 extern const size_t kConfigAttributeCount;
+extern const char* const kModules[];  // sorted
+extern const size_t kModuleCount;
 }  // namespace slapd_directives_internal
 
 }  // namespace dirload

@@ -245,13 +245,13 @@ Result<SchemaCheckSummary> CheckSchema(Database* db, const SchemaCheckOptions& o
 
   const unsigned threads = std::max(1u, options.threads);
   CheckingThreads checking(schema, threads);
-  // Reports the checked batches in order and gives them back: those checked
-  // already; with kUntilFree, waiting for the oldest until one is free (the
-  // reader's next batch); with kAll, every batch submitted.
-  enum class Drain { kChecked, kUntilFree, kAll };
+  // Reports the checked batches in order and gives them back: with
+  // kUntilFree those checked already, waiting for the oldest while no batch
+  // is free for the reader; with kAll, every batch submitted.
+  enum class Drain { kUntilFree, kAll };
   auto drain = [&](Drain how) -> Result<bool> {
     for (;;) {
-      const bool wait = how == Drain::kAll || (how == Drain::kUntilFree && !checking.HasFree());
+      const bool wait = how == Drain::kAll || !checking.HasFree();
       Batch* b = checking.NextChecked(wait);
       if (b == nullptr) return true;
       DIRLOAD_ASSIGN_OR_RETURN(bool go_on, report(*b));

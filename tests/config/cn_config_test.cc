@@ -288,6 +288,26 @@ TEST_CASE("slapd.d: the settings a load does not use are noted once per attribut
   }
 }
 
+TEST_CASE("slapd.d: a third party's module takes the olc attributes slapd 2.5 lacks, warned of") {
+  HandWritten h;
+  h.Put("cn=config/olcDatabase={1}mdb.ldif",
+        std::string(HandWritten::kMdb) + "olcAcmeAuditLog: /var/log/acme\n");
+  Result<SlapdConfig> refused = ReadCnConfig(h.path());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message().find("'olcAcmeAuditLog' is undefined") != std::string::npos);
+  h.Put("cn=config/cn=module{0}.ldif",
+        "dn: cn=module{0},cn=config\nobjectClass: olcModuleList\ncn: module{0}\n"
+        "olcModuleLoad: {0}back_mdb\nolcModuleLoad: {1}acme_audit.la\n");
+  Result<SlapdConfig> c = ReadCnConfig(h.path());
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  REQUIRE(c->warnings.size() == 1);
+  CHECK(c->warnings[0].find(h.File("cn=config/olcDatabase={1}mdb.ldif") +
+                            ":13: attribute type 'olcAcmeAuditLog' is not slapd 2.5's: taken as "
+                            "one of module 'acme_audit'") != std::string::npos);
+  REQUIRE(c->FindDatabase(1) != nullptr);
+  CHECK(c->FindDatabase(1)->suffixes == std::vector<std::string>{"dc=example,dc=com"});
+}
+
 TEST_CASE("slapd.d: olcAttributeOptions values are words of attributeoptions lines") {
   HandWritten h;
   Result<SlapdConfig> plain = ReadCnConfig(h.path());

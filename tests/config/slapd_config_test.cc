@@ -91,6 +91,29 @@ TEST_CASE("slapd.conf: a directive slapd 2.5 does not know is an error naming fi
   }
 }
 
+TEST_CASE(
+    "slapd.conf: after a third party's moduleload, directives slapd 2.5 lacks are warned of") {
+  // A module OpenLDAP does not build brings directives dirload cannot know:
+  // slapd (with the module) takes them, so they are taken as its, with a
+  // warning shown without -v.
+  Result<SlapdConfig> c = ParseSlapdConfig(
+      "moduleload back_mdb\nmoduleload /usr/local/lib/ldap/acme_audit.la\n"
+      "database mdb\nsuffix dc=x\nacme-audit-log /var/log/acme\n",
+      "/etc/dl/slapd.conf");
+  REQUIRE_MESSAGE(c.ok(), c.status().message());
+  CHECK(c->modules == std::vector<std::string>{"back_mdb", "acme_audit"});
+  REQUIRE(c->warnings.size() == 1);
+  CHECK(c->warnings[0].find("slapd.conf:5: directive <acme-audit-log> is not slapd 2.5's: taken "
+                            "as one of module 'acme_audit'") != std::string::npos);
+  // OpenLDAP's own modules bring nothing unknown: still refused.
+  Result<SlapdConfig> own = ParseSlapdConfig(
+      "moduleload back_mdb\nmoduleload ppolicy.la\nmoduleload pw-sha2\nmoduleload ppm.so\n"
+      "database mdb\nsuffix dc=x\nacme-audit-log /var/log/acme\n",
+      "slapd.conf");
+  REQUIRE_FALSE(own.ok());
+  CHECK(own.status().message().find("slapd.conf:7: unknown directive <acme-audit-log>") == 0);
+}
+
 TEST_CASE("slapd.conf: what slapd 2.5 knows and dirload does not need is accepted and noted") {
   // Global, back-mdb, overlay (and their prefix-matched names), another
   // backend's section, and back-bdb's own lines in a bdb section.
