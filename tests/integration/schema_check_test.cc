@@ -1,10 +1,11 @@
 // `dirload schema-check` against slapschema: a database slapadd loaded under
 // one schema, checked under a changed one, gives the same entries with the
 // same result codes from slapschema and from dirload, on slapd's database
-// itself and on a native database loaded from its export. The cases where
-// dirload reports what slapschema does not (a value its syntax no longer
-// allows, an attribute type no longer defined) are named and checked apart;
-// and the selection, the error file and the stop at the first problem.
+// itself and on native databases (LMDB, Berkeley DB) loaded from its
+// export. The cases where dirload reports what slapschema does not (a value
+// its syntax no longer allows, an attribute type no longer defined) are
+// named and checked apart; and the selection, the error file and the stop
+// at the first problem.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -155,6 +156,10 @@ TEST_CASE("schema-check finds the entries slapschema finds, with its result code
   RunResult loaded = RunDirload({"add", "--format", "native", "--db", native, "-f", old_conf, "-l",
                                  exported, "--progress", "never"});
   REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
+  const std::string native_bdb = t.File("native-bdb");
+  loaded = RunDirload({"add", "--format", "native", "--backend", "bdb", "--db", native_bdb, "-f",
+                       old_conf, "-l", exported, "--progress", "never"});
+  REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
 
   // slapschema's exit status is the last entry's verdict (0 here: the last
   // entry conforms); dirload exits 1 when any entry does not.
@@ -164,8 +169,9 @@ TEST_CASE("schema-check finds the entries slapschema finds, with its result code
   CHECK(want.at("cn=both,ou=people,dc=example,dc=com") == 19);
   for (const std::vector<std::string>& where :
        {std::vector<std::string>{"-f", new_conf},
-        std::vector<std::string>{"-f", new_conf, "--db", native}}) {
-    CAPTURE(where.size());
+        std::vector<std::string>{"-f", new_conf, "--db", native},
+        std::vector<std::string>{"-f", new_conf, "--db", native_bdb}}) {
+    CAPTURE(where.back());
     std::vector<std::string> args = {"schema-check", "-c"};
     args.insert(args.end(), where.begin(), where.end());
     RunResult got = RunDirload(args);
