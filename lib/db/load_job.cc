@@ -187,19 +187,9 @@ class MdbLoad final : public LoadJob::Target {
                                 "and puts them in place (or remove that directory to load again)")
           .WithOrigin(ErrorOrigin::kDatabase);
     }
-    if (!o.no_index && s_.index_config.empty()) {
-      // slapd records no index configuration: without one, the appended
-      // entries would be missing from the indexes the database has.
-      Result<MdbIndexPlan> existing =
-          PlanMdbIndexRebuild(db.dir, *s_.schema, s_.index_config, {}, false);
-      if (existing.ok() && !existing->unconfigured.empty()) {
-        return Status::InvalidArgument(db.dir + " has indexes (" +
-                                       JoinWithCommas(existing->unconfigured) +
-                                       ") but no index configuration was given: give the "
-                                       "configuration (-f, -F or --index) so that the appended "
-                                       "entries are indexed, or --no-index")
-            .WithOrigin(ErrorOrigin::kUsage);
-      }
+    if (!o.no_index) {
+      DIRLOAD_RETURN_IF_ERROR(
+          RequireIndexConfigurationFor(db, *s_.schema, s_.index_config, ", or --no-index"));
     }
     MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
         db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), o.index);

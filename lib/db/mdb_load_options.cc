@@ -1,5 +1,8 @@
 #include "lib/db/mdb_load_options.h"
 
+#include "lib/format/mdb/mdb_rebuild.h"
+#include "lib/util/text_table.h"
+
 namespace dirload {
 
 Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view requested,
@@ -48,6 +51,20 @@ MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
   }
   mo.index = MdbIndexOptionsFor(db, run);
   return mo;
+}
+
+Status RequireIndexConfigurationFor(const ResolvedDatabase& db, const Schema& schema,
+                                    const IndexConfig& config, std::string_view way_out) {
+  if (!config.empty()) return Status::Ok();
+  Result<MdbIndexPlan> existing = PlanMdbIndexRebuild(db.dir, schema, config, {}, false);
+  if (!existing.ok() || existing->unconfigured.empty()) return Status::Ok();
+  return Status::InvalidArgument(db.dir + " has indexes (" +
+                                 JoinWithCommas(existing->unconfigured) +
+                                 ") but no index configuration was given: give the "
+                                 "configuration (-f, -F or --index) so that the appended entries "
+                                 "are indexed" +
+                                 std::string(way_out))
+      .WithOrigin(ErrorOrigin::kUsage);
 }
 
 }  // namespace dirload

@@ -49,4 +49,11 @@ MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
 // The index options of `run` on slapd's format (also `dirload index`).
 mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run);
 
+// An append into slapd's database in db.dir without an index configuration
+// (`config` empty) would leave the new entries out of the indexes the
+// database has, since slapd records none: the refusal (kUsage) naming them,
+// with `way_out` appended (", or --no-index"), when it has any.
+Status RequireIndexConfigurationFor(const ResolvedDatabase& db, const Schema& schema,
+                                    const IndexConfig& config, std::string_view way_out);
+
 }  // namespace dirload

@@ -76,19 +76,8 @@ class MdbOnlineLoad final : public LoadJob::Target {
     if (o.online_batch == 0) {
       return Status::InvalidArgument("--batch must be at least 1").WithOrigin(ErrorOrigin::kUsage);
     }
-    if (!o.no_index && s_.index_config.empty()) {
-      // As an add built aside: without the configuration the new entries
-      // would be missing from the indexes the database has.
-      Result<MdbIndexPlan> existing =
-          PlanMdbIndexRebuild(db.dir, *s_.schema, s_.index_config, {}, false);
-      if (existing.ok() && !existing->unconfigured.empty()) {
-        return Status::InvalidArgument(db.dir + " has indexes (" +
-                                       JoinWithCommas(existing->unconfigured) +
-                                       ") but no index configuration was given: give the "
-                                       "configuration (-f, -F or --index) so that the appended "
-                                       "entries are indexed")
-            .WithOrigin(ErrorOrigin::kUsage);
-      }
+    if (!o.no_index) {
+      DIRLOAD_RETURN_IF_ERROR(RequireIndexConfigurationFor(db, *s_.schema, s_.index_config, ""));
     }
     if (o.no_index && !s_.index_config.empty()) {
       return Status::InvalidArgument(
