@@ -105,8 +105,9 @@ std::string Run(char32_t first, size_t n, char32_t last = kLastCodePoint) {
   return s;
 }
 
-// The characters where RFC 4518 and slapd part ways, each beside the spellings RFC 4518 would
-// call equal and slapd does not, or the other way round.
+// The characters where RFC 4518 and slapd part ways, each beside the
+// spellings RFC 4518 would call equal and slapd does not, or the other way
+// round.
 const std::vector<std::string> kSample = {
     "\xC4\xB0",
     "i",
