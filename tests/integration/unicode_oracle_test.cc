@@ -334,14 +334,22 @@ TEST_CASE("unicode oracle: every code point normalised, stored and indexed as sl
     // slapd prints them in base64 or with other escapes).
     CHECK(testing::LowerCaseLines(all.out).size() ==
           slapd.Search(kSuffix, "sub", "(objectClass=*)", {"1.1"}).entries.size());
-    filters.push_back("(cn=" + SampleFilterValue(std::string("a\0b", 3)) + ")");
-    filters.push_back(std::string("(description=*") + SampleFilterValue(std::string(1, '\0')) +
-                      "*)");
-    for (const std::string& f : filters) {
+    // A sample of the filters (every fourth, the NUL ones), each indexed
+    // and every twentieth also by a full scan: a scan of 50,000 entries per
+    // filter, under the sanitizers, would cost the suite minutes.
+    std::vector<std::string> sample;
+    for (size_t i = 0; i < filters.size(); i += 4) sample.push_back(filters[i]);
+    sample.push_back("(cn=" + SampleFilterValue(std::string("a\0b", 3)) + ")");
+    sample.push_back(std::string("(description=*") + SampleFilterValue(std::string(1, '\0')) +
+                     "*)");
+    for (size_t i = 0; i < sample.size(); ++i) {
+      const std::string& f = sample[i];
       CAPTURE(f);
       const std::set<std::string> want =
           testing::LowerCaseDns(slapd.Search(kSuffix, "sub", f, {"1.1"}).entries);
+      const bool scan_too = i % 5 == 0 || i + 2 >= sample.size();
       for (const char* index : {"", "--no-index"}) {
+        if (*index && !scan_too) continue;
         CAPTURE(index);
         std::vector<std::string> args = {"search", "--db",  native, "-f",  mine.conf,
                                          "-b",     kSuffix, "-s",   "sub", "--dn"};
