@@ -5,6 +5,7 @@
 // it instead of opening the file being replaced.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <filesystem>
 #include <fstream>
@@ -231,21 +232,31 @@ TEST_CASE("slapadd beside dirload add: the second waits or is refused, neither l
   const size_t base_entries = count();
   std::string error;
 
-  // slapadd first (without -q: a transaction per entry, slow enough to be
-  // caught): dirload refuses, naming it; then goes through.
+  // slapadd first, reading its input from a pipe kept open, so that it has
+  // the environment open for as long as the test wants: dirload refuses,
+  // naming it; once slapadd is done, dirload goes through.
+  const std::string fifo = t.File("a.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   testing::ChildProcess slapadd;
-  REQUIRE_MESSAGE(slapadd.Start({testing::FindProgram("slapadd"), "-f", conf, "-l",
-                                 t.Write("a.ldif", People("a", "a", 400))},
+  REQUIRE_MESSAGE(slapadd.Start({testing::FindProgram("slapadd"), "-f", conf, "-l", fifo},
                                 t.File("slapadd.out"), t.File("slapadd.err"), &error),
                   error);
-  REQUIRE_MESSAGE(SeenHolding(dir, "slapadd", &slapadd), "slapadd ended before it was seen");
-  const std::string b = t.Write("b.ldif", People("b", "b", 50));
-  RunResult refused = RunDirload({"add", "-f", conf, "-l", b, "--progress", "never"});
-  CHECK_MESSAGE(refused.exit_code == 3, refused.Describe());
-  CHECK_MESSAGE(refused.err.find("(slapadd)") != std::string::npos, refused.err);
+  const std::string a = People("a", "a", 400);
+  const size_t half = a.find("dn: uid=a200,");
+  {
+    std::ofstream feed(fifo);  // opens once slapadd opens its end
+    feed << a.substr(0, half) << std::flush;
+    REQUIRE_MESSAGE(SeenHolding(dir, "slapadd", &slapadd), "slapadd ended before it was seen");
+    const std::string b = t.Write("b.ldif", People("b", "b", 50));
+    RunResult refused = RunDirload({"add", "-f", conf, "-l", b, "--progress", "never"});
+    CHECK_MESSAGE(refused.exit_code == 3, refused.Describe());
+    CHECK_MESSAGE(refused.err.find("(slapadd)") != std::string::npos, refused.err);
+    feed << a.substr(half);
+  }
   testing::ProcessResult done;
   slapadd.Wait(300, &done);
   REQUIRE_MESSAGE(done.exit_code == 0, testing::ReadFile(t.File("slapadd.err")));
+  const std::string b = t.File("b.ldif");
   RunResult appended = RunDirload({"add", "-f", conf, "-l", b, "--progress", "never"});
   CHECK_MESSAGE(appended.exit_code == 0, appended.Describe());
   CHECK(count() == base_entries + 400 + 50);
