@@ -120,6 +120,17 @@ std::string LoadBase(const std::string& dir, const Format& f, const std::string&
 
 std::vector<std::string> Recover(const std::string& dir) { return {"recover", "--db", dir}; }
 
+// The "dn: " lines of an LDIF text, in order: what two loads of one input
+// share, their operational values apart.
+std::vector<std::string> DnLines(const std::string& ldif_text) {
+  std::vector<std::string> out;
+  const std::string text = "\n" + ldif_text;
+  for (size_t p = 0; (p = text.find("\ndn: ", p)) != std::string::npos; ++p) {
+    out.push_back(text.substr(p + 1, text.find('\n', p + 1) - p - 1));
+  }
+  return out;
+}
+
 TEST_CASE("an append that fails rolls itself back: the entries and indexes as before") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir t;
@@ -419,14 +430,7 @@ TEST_CASE("a first load killed in phase 2 keeps its entries: recover finishes th
         recovered.out.find("kept the entries of the interrupted load") != std::string::npos,
         recovered.out);
     // The same entries (their operational values differ between two runs).
-    auto dns = [](const std::string& ldif_text) {
-      std::vector<std::string> out;
-      for (size_t p = 0; (p = ldif_text.find("\ndn: ", p)) != std::string::npos; ++p) {
-        out.push_back(ldif_text.substr(p + 1, ldif_text.find('\n', p + 1) - p - 1));
-      }
-      return out;
-    };
-    CHECK(dns("\n" + Cat(dir).out) == dns("\n" + want));
+    CHECK(DnLines(Cat(dir).out) == DnLines(want));
     CHECK(Count(want) == 400);
     RunResult fresh = RunDirload({"index", "--db", dir, "--check"});
     CHECK_MESSAGE(fresh.exit_code == 0, fresh.Describe());
@@ -458,14 +462,7 @@ TEST_CASE("a first load killed in phase 2 keeps its entries: recover finishes th
                   recovered.out);
     CHECK_FALSE(fs::exists(dir + "/.dirload-build"));
     // The same entries, in the same order, and indexed searches find them.
-    auto dns = [](const std::string& ldif_text) {
-      std::vector<std::string> out;
-      for (size_t p = 0; (p = ldif_text.find("\ndn: ", p)) != std::string::npos; ++p) {
-        out.push_back(ldif_text.substr(p + 1, ldif_text.find('\n', p + 1) - p - 1));
-      }
-      return out;
-    };
-    CHECK(dns("\n" + Cat(dir).out) == dns("\n" + want));
+    CHECK(DnLines(Cat(dir).out) == DnLines(want));
     std::vector<std::string> search = {"search", "--db", dir, "-b", kSuffix, "--explain"};
     search.insert(search.end(), kIndexes.begin(), kIndexes.end());
     search.push_back("(uid=" + uid + ")");
