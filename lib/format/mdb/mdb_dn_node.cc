@@ -120,4 +120,11 @@ extern "C" int MdbDn2iDupCompare(const MDB_val* a, const MDB_val* b) {
                            std::string_view(static_cast<const char*>(b->mv_data), b->mv_size));
 }
 
+Status CheckMdbNrdnLength(uint64_t id, std::string_view nrdn) {
+  if (nrdn.size() <= kMdbMaxNrdnLength) return Status::Ok();
+  return Status::InvalidArgument("entry ID " + std::to_string(id) +
+                                 ": normalized RDN longer than back-mdb allows")
+      .WithOrigin(ErrorOrigin::kInput);
+}
+
 }  // namespace dirload::mdb

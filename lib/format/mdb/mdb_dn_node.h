@@ -37,6 +37,10 @@ namespace dirload::mdb {
 
 inline constexpr size_t kMdbMaxNrdnLength = 0x7fff;
 
+// The refusal (kInput) of entry `id` when its normalized RDN is longer than
+// back-mdb stores; OK otherwise. Both writers check before writing anything.
+Status CheckMdbNrdnLength(uint64_t id, std::string_view nrdn);
+
 struct MdbDnNode {
   bool child = false;  // child node (under the parent) or self node (under itself)
   std::string nrdn;    // normalized RDN (the whole normalized suffix for the suffix entry)

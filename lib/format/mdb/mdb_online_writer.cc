@@ -152,11 +152,7 @@ Status MdbOnlineWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_vi
     return UsageError("entry ID " + std::to_string(id) + " is not above the last ID " +
                       std::to_string(last_load_id_));
   }
-  if (nrdn.size() > kMdbMaxNrdnLength) {
-    return Status::InvalidArgument("entry ID " + std::to_string(id) +
-                                   ": normalized RDN longer than back-mdb allows")
-        .WithOrigin(ErrorOrigin::kInput);
-  }
+  DIRLOAD_RETURN_IF_ERROR(CheckMdbNrdnLength(id, nrdn));
   DIRLOAD_RETURN_IF_ERROR(EnsureBatch());
   uint64_t parent = 0;
   if (parent_id != 0) {

@@ -213,11 +213,7 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
     return UsageError("entry ID " + std::to_string(id) + " is not above the last ID " +
                       std::to_string(last_id_));
   }
-  if (nrdn.size() > kMdbMaxNrdnLength) {
-    return Status::InvalidArgument("entry ID " + std::to_string(id) +
-                                   ": normalized RDN longer than back-mdb allows")
-        .WithOrigin(ErrorOrigin::kInput);
-  }
+  DIRLOAD_RETURN_IF_ERROR(CheckMdbNrdnLength(id, nrdn));
   DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
   if (first_new_id_ == 0 && entries_added_ == 0) {
     // A new database: key 0's dummy root node comes before the suffix's
