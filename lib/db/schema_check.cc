@@ -10,6 +10,7 @@
 
 #include "lib/entry/entry_record.h"
 #include "lib/schema/dn.h"
+#include "lib/schema/schema.h"
 #include "lib/util/ascii.h"
 
 namespace dirload {
@@ -21,98 +22,171 @@ std::string ReasonLine(SchemaViolation v, std::string_view message) {
          std::string(message) + "\n";
 }
 
-// The stored structuralObjectClass against the one the entry's classes give
-// now, as slapd checks it on every entry it reads for a change.
-Status CheckStructural(const Schema& schema, const EntryChecker::Prepared& prepared,
-                       SchemaViolation* violation) {
-  std::string_view stored;
-  for (const auto& [description, value] : prepared.values) {
-    if (EqualsIgnoreCase(description, "structuralObjectClass")) {
-      stored = value;
-      break;
-    }
-  }
-  if (stored.data() == nullptr) {
-    *violation = SchemaViolation::kOther;
-    return Status::InvalidArgument("no structuralObjectClass operational attribute");
-  }
-  const ObjectClass* was = schema.FindObjectClass(stored);
-  if (was == nullptr) {
-    *violation = SchemaViolation::kObjectClassViolation;
-    return Status::InvalidArgument("unrecognized structuralObjectClass '" + std::string(stored) +
-                                   "'");
-  }
-  if (was != schema.FindObjectClass(prepared.structural)) {
-    *violation = SchemaViolation::kNoObjectClassMods;
-    return Status::InvalidArgument("structural object class modification from '" +
-                                   std::string(stored) + "' to '" +
-                                   std::string(prepared.structural) + "' not allowed");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-namespace {
-
 // One worker's checks of one entry: the verdict, or kNone.
 struct Verdict {
   SchemaViolation violation = SchemaViolation::kNone;
   std::string message;
+  Status error;  // not a verdict: the entry could not be checked
 };
 
-class EntryVerdicts {
- public:
-  explicit EntryVerdicts(const Schema* schema)
-      : schema_(*schema), checker_(schema, /*check_schema=*/true, RepeatedValues::kStore) {}
+// Entries in ID order go out in batches to checking threads and come back
+// in the same order: reading and decoding is a third of the work on
+// slapd's format, the checks the rest, and slapschema's single thread would
+// otherwise be the measure of a database's check.
+//
+// A batch holds its entries as the database gave them, copied into one
+// buffer (the views ForEachEntry gives die with the callback): a DN and a
+// run of (description id, value) per entry.
+struct Batch {
+  struct Span {
+    uint32_t offset = 0;
+    uint32_t length = 0;
+  };
+  struct Entry {
+    Span dn;
+    uint32_t first_value = 0;
+    uint32_t values = 0;
+    uint32_t first_normalized = 0;  // in `normalized`, or kNone
+  };
+  static constexpr uint32_t kNone = UINT32_MAX;  // no normalized copies
+  uint64_t sequence = 0;
+  size_t size = 0;
+  std::string bytes;
+  std::vector<Entry> entries;
+  std::vector<std::pair<uint32_t, Span>> values;
+  // The entries' normalized copies (EntryView::normalized), kNone offsets
+  // for the values that have none.
+  std::vector<Span> normalized;
+  std::vector<Verdict> verdicts;
+  bool checked = false;
 
-  void Check(const ldif::Record& record, Verdict* out) {
-    Status s = checker_.CheckName(record.dn(), &leftmost_, &ndn_, &pretty_, &pretty_rdn_);
-    out->violation = SchemaViolation::kInvalidDnSyntax;
-    if (s.ok()) {
-      s = checker_.Prepare(record, leftmost_, &prepared_);
-      out->violation = checker_.violation();
+  void Clear() {
+    size = 0;
+    bytes.clear();
+    entries.clear();
+    values.clear();
+    normalized.clear();
+    checked = false;
+  }
+  Span Copy(std::string_view s) {
+    Span span{static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(s.size())};
+    bytes.append(s);
+    return span;
+  }
+  // `naming(k)`: whether value k could name the entry, the one kind of
+  // value whose normalized copy the check reads.
+  template <typename Naming>
+  void Add(const EntryView& e, const Naming& naming) {
+    entries.push_back({Copy(e.dn), static_cast<uint32_t>(values.size()),
+                       static_cast<uint32_t>(e.values.size()),
+                       e.normalized.empty() ? kNone : static_cast<uint32_t>(normalized.size())});
+    for (const ValueRef& v : e.values) values.emplace_back(v.description, Copy(v.value));
+    for (size_t k = 0; k < e.normalized.size(); ++k) {
+      const std::string_view n = e.normalized[k];
+      normalized.push_back(n.data() == nullptr || !naming(k) ? Span{kNone, 0} : Copy(n));
     }
-    if (s.ok()) s = CheckStructural(schema_, prepared_, &out->violation);
-    if (s.ok()) {
-      out->violation = SchemaViolation::kNone;
+    ++size;
+  }
+  std::string_view View(Span s) const { return std::string_view(bytes).substr(s.offset, s.length); }
+  // Entry i as a view into the batch's buffer.
+  void Get(size_t i, EntryView* out) const {
+    const Entry& e = entries[i];
+    out->dn = View(e.dn);
+    out->values.clear();
+    out->normalized.clear();
+    for (uint32_t k = e.first_value; k < e.first_value + e.values; ++k) {
+      out->values.push_back({values[k].first, View(values[k].second)});
+      if (e.first_normalized == kNone) continue;
+      const Span n = normalized[e.first_normalized + (k - e.first_value)];
+      out->normalized.push_back(n.offset == kNone ? std::string_view() : View(n));
+    }
+  }
+};
+
+// Which values of an entry could name it: those of its leftmost RDN's
+// attribute types, under descriptions without options. Found on the reading
+// thread, so that only their normalized copies are copied for the checking
+// threads (the copies are as large as the values).
+class NamingValues {
+ public:
+  NamingValues(const Schema* schema, const AttributeDictionary* dictionary)
+      : schema_(*schema), dictionary_(*dictionary) {}
+
+  // For `entry`, before Names.
+  void Find(const EntryView& entry) {
+    entry_ = &entry;
+    types_.clear();
+    if (entry.normalized.empty()) return;
+    // The common name, one plain AVA, without a parse.
+    std::string_view type, value;
+    if (IsPlainAva(entry.dn.substr(0, std::min(entry.dn.find(','), entry.dn.size())), &type,
+                   &value)) {
+      if (const AttributeType* t = schema_.FindAttribute(type)) types_.push_back(t);
       return;
     }
-    out->message = s.message();
+    if (!ParseLeftmostRdn(entry.dn, &rdn_).ok() || rdn_.empty()) return;
+    for (const Ava& ava : rdn_.rdns[0]) {
+      if (const AttributeType* t = schema_.FindAttribute(ava.type)) types_.push_back(t);
+    }
+  }
+  bool Names(size_t k) {
+    const uint32_t id = entry_->values[k].description;
+    if (id >= known_.size()) {
+      known_.resize(dictionary_.size(), false);
+      types_by_id_.resize(dictionary_.size(), nullptr);
+    }
+    if (id >= known_.size()) return false;
+    if (!known_[id]) {
+      const std::string_view name = dictionary_.Name(id);
+      types_by_id_[id] =
+          name.find(';') == std::string_view::npos ? schema_.FindAttribute(name) : nullptr;
+      known_[id] = true;
+    }
+    const AttributeType* t = types_by_id_[id];
+    return t != nullptr && std::find(types_.begin(), types_.end(), t) != types_.end();
   }
 
  private:
   const Schema& schema_;
-  EntryChecker checker_;  // its caches make it one thread's
-  EntryChecker::Prepared prepared_;
-  Dn leftmost_;
-  std::string ndn_, pretty_, pretty_rdn_;
+  const AttributeDictionary& dictionary_;
+  const EntryView* entry_ = nullptr;
+  Dn rdn_;
+  std::vector<const AttributeType*> types_;
+  std::vector<bool> known_;
+  std::vector<const AttributeType*> types_by_id_;
 };
 
-// Entries in ID order go out in batches to checking threads and come back
-// in the same order: reading and decoding is a fifth of the work, the
-// checks the rest, and slapschema's single thread would otherwise be the
-// measure of a database's check.
-struct Batch {
-  uint64_t sequence = 0;
-  size_t size = 0;
-  std::vector<ldif::Record> records;
-  std::vector<Verdict> verdicts;
-  bool checked = false;
-};
+// The checks of one thread: its checker's caches make it the thread's own.
+void CheckBatch(EntryChecker* checker, const AttributeDictionary& dictionary, Batch* batch,
+                EntryView* scratch) {
+  for (size_t i = 0; i < batch->size; ++i) {
+    batch->Get(i, scratch);
+    Verdict& out = batch->verdicts[i];
+    Status s = checker->CheckStored(*scratch, dictionary);
+    out.violation = s.ok() ? SchemaViolation::kNone : checker->violation();
+    out.error = Status::Ok();
+    if (s.ok()) continue;
+    // A record naming a description ad2i lacks is the database's fault, not
+    // the schema's: the check ends with that error.
+    if (out.violation == SchemaViolation::kNone) {
+      out.error = std::move(s);
+    } else {
+      out.message = s.message();
+    }
+  }
+}
 
 class CheckingThreads {
  public:
   static constexpr size_t kBatchEntries = 256;
 
-  CheckingThreads(const Schema* schema, unsigned threads) {
-    for (unsigned i = 0; i < threads * 2 + 2; ++i) {
+  CheckingThreads(const Schema* schema, const AttributeDictionary* dictionary, unsigned threads) {
+    for (unsigned i = 0; i < threads * 4 + 2; ++i) {
       free_.push_back(std::make_unique<Batch>());
-      free_.back()->records.resize(kBatchEntries);
       free_.back()->verdicts.resize(kBatchEntries);
     }
     for (unsigned i = 0; i < threads; ++i) {
-      threads_.emplace_back([this, schema] { Work(schema); });
+      threads_.emplace_back([this, schema, dictionary] { Work(schema, *dictionary); });
     }
   }
   ~CheckingThreads() {
@@ -133,8 +207,7 @@ class CheckingThreads {
     std::lock_guard<std::mutex> lock(mu_);
     std::unique_ptr<Batch> b = std::move(free_.back());
     free_.pop_back();
-    b->size = 0;
-    b->checked = false;
+    b->Clear();
     return b;
   }
   void Submit(std::unique_ptr<Batch> batch) {
@@ -167,8 +240,9 @@ class CheckingThreads {
   }
 
  private:
-  void Work(const Schema* schema) {
-    EntryVerdicts verdicts(schema);
+  void Work(const Schema* schema, const AttributeDictionary& dictionary) {
+    EntryChecker checker(schema, /*check_schema=*/true);
+    EntryView scratch;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       work_ready_.wait(lock, [&] { return stopping_ || !todo_.empty(); });
@@ -178,9 +252,7 @@ class CheckingThreads {
       Batch* batch = b.get();
       busy_.push_back(std::move(b));
       lock.unlock();
-      for (size_t i = 0; i < batch->size; ++i) {
-        verdicts.Check(batch->records[i], &batch->verdicts[i]);
-      }
+      CheckBatch(&checker, dictionary, batch, &scratch);
       lock.lock();
       batch->checked = true;
       batch_done_.notify_all();
@@ -213,24 +285,28 @@ Result<SchemaCheckSummary> CheckSchema(Database* db, const SchemaCheckOptions& o
 
   SchemaCheckSummary summary;
   std::string text;
+  ldif::Record record;
   // The verdicts of a checked batch, in order; false once the first
   // problem ends the check (without keep_going).
   auto report = [&](const Batch& batch) -> Result<bool> {
     for (size_t i = 0; i < batch.size; ++i) {
       const Verdict& v = batch.verdicts[i];
+      DIRLOAD_RETURN_IF_ERROR(v.error);
       ++summary.entries;
       if (v.violation == SchemaViolation::kNone) continue;
-      const ldif::Record& record = batch.records[i];
+      EntryView entry;
+      batch.Get(i, &entry);
       ++summary.problems;
       ++summary.by_violation[v.violation];
       const std::string reason = ReasonLine(v.violation, v.message);
       if (options.listing != nullptr) {
         text = reason;
-        ldif::AppendAttributeLine("dn", record.dn(), wo, &text);
+        ldif::AppendAttributeLine("dn", entry.dn, wo, &text);
         text += "\n";
         DIRLOAD_RETURN_IF_ERROR(options.listing->Write(text));
       }
       if (errors != nullptr) {
+        DIRLOAD_RETURN_IF_ERROR(EntryToRecord(entry, db->dictionary(), &record));
         text = reason;
         ldif::AppendRecord(record, wo, &text);
         DIRLOAD_RETURN_IF_ERROR(errors->Write(text));
@@ -244,7 +320,8 @@ Result<SchemaCheckSummary> CheckSchema(Database* db, const SchemaCheckOptions& o
   };
 
   const unsigned threads = std::max(1u, options.threads);
-  CheckingThreads checking(schema, threads);
+  CheckingThreads checking(schema, &db->dictionary(), threads);
+  NamingValues naming(schema, &db->dictionary());
   // Reports the checked batches in order and gives them back: with
   // kUntilFree those checked already, waiting for the oldest while no batch
   // is free for the reader; with kAll, every batch submitted.
@@ -264,8 +341,9 @@ Result<SchemaCheckSummary> CheckSchema(Database* db, const SchemaCheckOptions& o
   Status drained;
   std::unique_ptr<Batch> filling = checking.Free();
   Status scanned = db->ForEachEntry(options.selection, [&](const EntryView& e) -> Status {
-    DIRLOAD_RETURN_IF_ERROR(EntryToRecord(e, db->dictionary(), &filling->records[filling->size]));
-    if (++filling->size < CheckingThreads::kBatchEntries) return Status::Ok();
+    naming.Find(e);
+    filling->Add(e, [&](size_t k) { return naming.Names(k); });
+    if (filling->size < CheckingThreads::kBatchEntries) return Status::Ok();
     checking.Submit(std::move(filling));
     Result<bool> go_on = drain(Drain::kUntilFree);
     if (!go_on.ok()) {

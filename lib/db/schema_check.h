@@ -1,8 +1,9 @@
 // `dirload schema-check`: slapschema's job. Reads every entry of a database
 // (or those a selection names) and checks it against the schema given now,
-// as a load checks its input (EntryChecker): attribute types defined, values
-// valid for their syntax and equality rule, one structural object class
-// chain, MUST and MAY, SINGLE-VALUE. After a schema change this finds the
+// as a load checks its input (EntryChecker::CheckStored): attribute types
+// defined, values valid for their syntax and equality rule, one structural
+// object class chain, MUST and MAY, SINGLE-VALUE, and as slapschema checks a
+// stored entry, the stored structuralObjectClass and the RDN's values. After a schema change this finds the
 // entries the new schema no longer allows, which slapd otherwise reveals
 // only when someone modifies them.
 //
@@ -19,6 +20,11 @@
 // on after the first entry that fails with or without -c, and its exit
 // status is the last entry's verdict; schema-check stops at the first
 // unless told to go on, and its summary counts every entry that fails.
+//
+// The naming check reads what slapd reads: on slapd's format, the RDN's
+// value is looked for among the normalized copies the entry keeps, made
+// under the equality rule of the day it was written; a native database
+// keeps none, and the rule of today decides.
 //
 // Thread safety: one thread; the database is borrowed.
 #pragma once

@@ -46,6 +46,11 @@ struct ValueRef {
 struct EntryView {
   std::string_view dn;
   std::vector<ValueRef> values;
+  // Per value, the normalized copy the database keeps beside it (slapd's
+  // format keeps one for the values of attributes with an equality rule,
+  // made under the schema of the day it was written), or a null view; empty
+  // when the format keeps none.
+  std::vector<std::string_view> normalized;
 };
 
 // Appends the encoding of (dn, values) to `out`.

@@ -35,7 +35,9 @@ EntryChecker::EntryChecker(const Schema* schema, bool check_schema, RepeatedValu
       repeated_(repeated),
       dns_(schema),
       object_class_type_(schema->FindAttribute("objectClass")),
-      entry_csn_type_(schema->FindAttribute("entryCSN")) {
+      entry_csn_type_(schema->FindAttribute("entryCSN")),
+      structural_type_(schema->FindAttribute("structuralObjectClass")),
+      glue_class_(schema->FindObjectClass("glue")) {
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
     operational_types_[i] = schema->FindAttribute(kOperationalAttributeNames[i]);
   }
@@ -100,6 +102,8 @@ int SchemaViolationCode(SchemaViolation v) {
       return 20;
     case SchemaViolation::kInvalidAttributeSyntax:
       return 21;
+    case SchemaViolation::kNamingViolation:
+      return 64;
     case SchemaViolation::kObjectClassViolation:
       return 65;
     case SchemaViolation::kInvalidDnSyntax:
@@ -124,6 +128,8 @@ const char* SchemaViolationName(SchemaViolation v) {
       return "Type or value exists";
     case SchemaViolation::kInvalidAttributeSyntax:
       return "Invalid syntax";
+    case SchemaViolation::kNamingViolation:
+      return "Naming violation";
     case SchemaViolation::kObjectClassViolation:
       return "Object class violation";
     case SchemaViolation::kInvalidDnSyntax:
@@ -239,32 +245,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
                                             : SchemaViolation::kUndefinedAttributeType,
                        info.error);
     }
-    if (check_schema_) {
-      // slapadd normalises every value with its equality rule and refuses the
-      // entry when that fails (a member that is no DN, a time that is no time).
-      // For DNs that normalisation is also the syntax check: parse them once.
-      const MatchingRule* eq = info.type->equality;
-      const bool dn_rule = eq != nullptr && eq->normalizer == Normalizer::kDistinguishedName;
-      Status valid = dn_rule ? Status::Ok() : ValidateValue(*info.type, a.value);
-      if (valid.ok() && eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
-          NormalizationCanFail(eq->normalizer, a.value)) {
-        // Kept: the duplicate check and the format's normalized copies use it.
-        valid = dn_rule ? dns_.Normalize(a.value, NewNorm(&norm))
-                        : NormalizeEquality(*schema_, *info.type, a.value, NewNorm(&norm));
-        if (!valid.ok()) norm = -1;
-      }
-      if (!valid.ok()) {
-        // The schema's messages mostly name the attribute already.
-        if (valid.message().rfind("attribute '", 0) == 0) {
-          return Violation(SchemaViolation::kInvalidAttributeSyntax,
-                           Status::InvalidArgument("invalid value: " + valid.message()));
-        }
-        return Violation(
-            SchemaViolation::kInvalidAttributeSyntax,
-            Status::InvalidArgument("invalid value for '" + std::string(a.description) +
-                                    "': " + valid.message()));
-      }
-    }
+    if (check_schema_) DIRLOAD_RETURN_IF_ERROR(CheckValue(info, a.description, a.value, &norm));
     if (info.type != nullptr) {
       if (info.type == object_class_type_) {
         has_object_class = true;
@@ -313,25 +294,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     const ClassSetInfo& set = ClassSet(&entry_classes_);
     if (!set.error.ok()) return Violation(SchemaViolation::kObjectClassViolation, set.error);
     out->structural = set.structural->name();
-    for (const auto& [oc, must] : set.must) {
-      if (seen_[must->id] != entry_number_) {
-        return Violation(SchemaViolation::kObjectClassViolation,
-                         Status::InvalidArgument(
-                             "object class '" + std::string(oc->name()) + "' requires attribute '" +
-                             std::string(must->name()) + "', which is missing"));
-      }
-    }
-    if (!set.extensible) {
-      for (const Present& p : present_) {
-        if (!p.info->type->operational() && !set.allowed[p.info->type->id]) {
-          return Violation(
-              SchemaViolation::kObjectClassViolation,
-              Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
-                                      "' is not allowed by the entry's object "
-                                      "classes"));
-        }
-      }
-    }
+    DIRLOAD_RETURN_IF_ERROR(CheckMustMay(set));
   }
 
   // RDN values the entry lacks are added, as slapadd adds them (not with -s).
@@ -397,6 +360,61 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     out->normalized.push_back(p.norm >= 0 ? &norms_[static_cast<size_t>(p.norm)] : nullptr);
   }
   return Status::Ok();
+}
+
+Status EntryChecker::CheckMustMay(const ClassSetInfo& set) {
+  for (const auto& [oc, must] : set.must) {
+    if (seen_[must->id] != entry_number_) {
+      return Violation(SchemaViolation::kObjectClassViolation,
+                       Status::InvalidArgument("object class '" + std::string(oc->name()) +
+                                               "' requires attribute '" +
+                                               std::string(must->name()) + "', which is missing"));
+    }
+  }
+  if (set.extensible) return Status::Ok();
+  for (const Present& p : present_) {
+    if (!p.info->type->operational() && !set.allowed[p.info->type->id]) {
+      return Violation(SchemaViolation::kObjectClassViolation,
+                       Status::InvalidArgument("attribute '" + std::string(p.info->type->name()) +
+                                               "' is not allowed by the entry's object classes"));
+    }
+  }
+  return Status::Ok();
+}
+
+Status EntryChecker::CheckValue(const DescriptionInfo& info, std::string_view description,
+                                std::string_view value, int32_t* norm) {
+  *norm = -1;
+  // slapadd normalises every value with its equality rule and refuses the
+  // entry when that fails (a member that is no DN, a time that is no time).
+  // For DNs and generalized times that normalisation is also the syntax
+  // check: made once.
+  const MatchingRule* eq = info.type->equality;
+  const bool dn_rule = eq != nullptr && eq->normalizer == Normalizer::kDistinguishedName;
+  const bool time_rule = eq != nullptr && eq->normalizer == Normalizer::kGeneralizedTime &&
+                         info.type->syntax != nullptr &&
+                         info.type->syntax->kind == SyntaxKind::kGeneralizedTime;
+  Status valid = dn_rule || time_rule ? Status::Ok() : ValidateValue(*info.type, value);
+  if (valid.ok() && eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
+      NormalizationCanFail(eq->normalizer, value)) {
+    // Kept: the duplicate check and the format's normalized copies use it.
+    valid = dn_rule ? dns_.Normalize(value, NewNorm(norm))
+                    : NormalizeEquality(*schema_, *info.type, value, NewNorm(norm));
+    if (!valid.ok()) {
+      *norm = -1;
+      // Refused in the syntax's words, as any other value.
+      if (time_rule) valid = ValidateValue(*info.type, value);
+    }
+  }
+  if (valid.ok()) return Status::Ok();
+  // The schema's messages mostly name the attribute already.
+  if (valid.message().rfind("attribute '", 0) == 0) {
+    return Violation(SchemaViolation::kInvalidAttributeSyntax,
+                     Status::InvalidArgument("invalid value: " + valid.message()));
+  }
+  return Violation(SchemaViolation::kInvalidAttributeSyntax,
+                   Status::InvalidArgument("invalid value for '" + std::string(description) +
+                                           "': " + valid.message()));
 }
 
 std::string* EntryChecker::NewNorm(int32_t* index) {

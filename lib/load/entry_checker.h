@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "ldif/record.h"
+#include "lib/entry/entry_codec.h"
 #include "lib/load/operational_attributes.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/dn_normalizer.h"
@@ -58,6 +59,7 @@ enum class SchemaViolation {
   kConstraintViolation,     // 19: a single-valued attribute with more
   kAttributeOrValueExists,  // 20: a value given twice (with kReject)
   kInvalidAttributeSyntax,  // 21: a value or description its syntax refuses
+  kNamingViolation,         // 64: an RDN value the entry does not hold (stored entries)
   kObjectClassViolation,    // 65: classes, MUST, MAY
   kNoObjectClassMods,       // 69: a stored structuralObjectClass the classes contradict
   kOther,                   // 80: no structuralObjectClass stored
@@ -116,8 +118,22 @@ class EntryChecker {
   // and fills *out. objectClass is required even when schema checking is
   // off, as slapadd -s requires it.
   Status Prepare(const ldif::Record& record, const Dn& dn, Prepared* out);
-  // What the last Prepare that failed broke (kNone after one that passed).
+  // What the last Prepare or CheckStored that failed broke (kNone after
+  // one that passed).
   SchemaViolation violation() const { return violation_; }
+
+  // An entry read back from a database (`values` name their descriptions
+  // by `dictionary` id), checked against the schema as it is now, as
+  // slapschema checks it: the values as Prepare checks them, then slapd's
+  // own order (SINGLE-VALUE, objectClass, the stored structuralObjectClass
+  // against the classes, the RDN's values present, MUST, MAY), so that an
+  // entry breaking several rules is refused for the one slapd names. A
+  // stored entry gains nothing: an RDN value it lacks is a naming
+  // violation. Where the database keeps normalized copies (slapd's format),
+  // the RDN's values are looked for among them, as slapd looks: a copy made
+  // under an equality rule since changed does not name the entry any more.
+  // REQUIRES: every call passes the same dictionary.
+  Status CheckStored(const EntryView& entry, const AttributeDictionary& dictionary);
 
   const Schema& schema() const { return *schema_; }
 
@@ -140,6 +156,20 @@ class EntryChecker {
   };
 
   const DescriptionInfo& Describe(std::string_view description);
+  // Describe for a stored entry's dictionary id, remembered by id.
+  const DescriptionInfo& DescribeStored(uint32_t id, const AttributeDictionary& dictionary);
+  // A value valid for its syntax and, where slapadd refuses what the
+  // equality rule cannot normalise, normalisable: *norm gets the slot of
+  // the normalised form when one was made, else -1.
+  Status CheckValue(const DescriptionInfo& info, std::string_view description,
+                    std::string_view value, int32_t* norm);
+  // CheckStored's: the stored structuralObjectClass against `set`'s, and
+  // the leftmost RDN's values present under their equality rules.
+  Status CheckStoredStructural(std::string_view stored, const ClassSetInfo& set);
+  // `stored`: the entry's normalized copies (EntryView::normalized).
+  Status CheckNaming(const std::vector<std::string_view>& stored);
+  // MUST and MAY of `set` against the attributes of present_ and seen_.
+  Status CheckMustMay(const ClassSetInfo& set);
   const ObjectClass* FindClass(std::string_view name);
   const ClassSetInfo& ClassSet(std::vector<const ObjectClass*>* classes);
   // Finds a value repeated within one attribute: refuses the entry or names
@@ -179,10 +209,16 @@ class EntryChecker {
   std::string class_key_;  // ClassSet's key, kept to avoid allocating per entry
   std::array<const AttributeType*, kOperationalAttributeCount> operational_types_{};
   const AttributeType* entry_csn_type_ = nullptr;
+  const AttributeType* structural_type_ = nullptr;
+  const ObjectClass* glue_class_ = nullptr;
   // CheckRepeatedValues' scratch: the keys of one attribute's values.
   std::string keys_;
   std::vector<std::pair<uint32_t, uint32_t>> key_spans_;  // (offset, length) in keys_
   std::vector<uint32_t> order_;
+  // CheckStored's: DescribeStored's memory by dictionary id, and scratch.
+  std::vector<const DescriptionInfo*> stored_descriptions_;
+  Dn naming_rdn_;
+  std::string naming_want_, naming_have_;
 };
 
 }  // namespace dirload

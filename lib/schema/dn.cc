@@ -289,6 +289,16 @@ bool IsPlainAva(std::string_view rdn, std::string_view* type, std::string_view* 
   return true;
 }
 
+Status ParseLeftmostRdn(std::string_view text, Dn* out) {
+  if (IsPlainDn(text)) {
+    const std::string_view rdn = text.substr(0, std::min(text.find(','), text.size()));
+    if (ParseDn(rdn, out).ok() && out->size() == 1) return Status::Ok();
+  }
+  DIRLOAD_RETURN_IF_ERROR(ParseDn(text, out));
+  if (!out->empty()) out->rdns.resize(1);
+  return Status::Ok();
+}
+
 bool IsPlainDn(std::string_view dn) {
   if (dn.empty()) return false;
   for (size_t start = 0;;) {

@@ -66,6 +66,10 @@ Result<Dn> ParseDn(std::string_view text);
 // The same into `out` (replacing what it held), reusing its memory: for a
 // caller that parses one DN after another.
 Status ParseDn(std::string_view text, Dn* out);
+// The leftmost RDN of `text` alone into *out (nothing for the empty DN):
+// for a plain DN (IsPlainDn) only that RDN is parsed. An error when `text`
+// does not parse.
+Status ParseLeftmostRdn(std::string_view text, Dn* out);
 
 // Normalises `text` (see the format above) into *out, replacing its contents.
 Status NormalizeDn(const Schema& schema, std::string_view text, std::string* out);

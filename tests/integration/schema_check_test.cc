@@ -41,10 +41,22 @@ constexpr char kOldSchema[] =
     "objectclass ( 1.3.6.1.4.1.4203.666.11.991.3 NAME 'fooPerson' SUP inetOrgPerson STRUCTURAL\n"
     "  MAY ( fooAttr $ barAttr $ bazAttr $ quxAttr ) )\n"
     "objectclass ( 1.3.6.1.4.1.4203.666.11.991.5 NAME 'fooAux' AUXILIARY MAY bazAttr )\n"
-    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.6 NAME 'fooThing' SUP top STRUCTURAL MUST cn )\n";
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.6 NAME 'fooThing' SUP top STRUCTURAL MUST cn )\n"
+    "attributetype ( 1.3.6.1.4.1.4203.666.11.991.8 NAME 'tagName' EQUALITY caseIgnoreMatch\n"
+    "  SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
+    "attributetype ( 1.3.6.1.4.1.4203.666.11.991.9 NAME 'codeName'\n"
+    "  EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.10 NAME 'tag' SUP top STRUCTURAL\n"
+    "  MAY ( tagName $ codeName $ barAttr ) )\n"
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.11 NAME 'tagPlus' AUXILIARY )\n";
 
 // fooAttr single-valued, barAttr required, bazAttr no longer allowed,
-// fooAux gone, fooThing auxiliary; quxAttr keeps its place.
+// fooAux gone, fooThing auxiliary; quxAttr keeps its place. tagName
+// matches case-exactly, so an entry named tagName=Red holding "red" is no
+// longer named by its value; codeName has no equality rule, so it names
+// nothing; tagPlus becomes a structural subclass of tag that needs barAttr,
+// so an entry stored as a tag is now a tagPlus missing barAttr, which slapd
+// calls a structural class modification before it looks for MUST.
 constexpr char kNewSchema[] =
     "attributetype ( 1.3.6.1.4.1.4203.666.11.991.1 NAME 'fooAttr' EQUALITY caseIgnoreMatch\n"
     "  SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE )\n"
@@ -56,7 +68,15 @@ constexpr char kNewSchema[] =
     "  SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
     "objectclass ( 1.3.6.1.4.1.4203.666.11.991.3 NAME 'fooPerson' SUP inetOrgPerson STRUCTURAL\n"
     "  MUST barAttr MAY ( fooAttr $ quxAttr ) )\n"
-    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.6 NAME 'fooThing' SUP top AUXILIARY MUST cn )\n";
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.6 NAME 'fooThing' SUP top AUXILIARY MUST cn )\n"
+    "attributetype ( 1.3.6.1.4.1.4203.666.11.991.8 NAME 'tagName' EQUALITY caseExactMatch\n"
+    "  SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
+    "attributetype ( 1.3.6.1.4.1.4203.666.11.991.9 NAME 'codeName'\n"
+    "  SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.10 NAME 'tag' SUP top STRUCTURAL\n"
+    "  MAY ( tagName $ codeName $ barAttr ) )\n"
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.11 NAME 'tagPlus' SUP tag STRUCTURAL MUST barAttr "
+    ")\n";
 
 // Where slapschema is silent: quxAttr's values are no integers, and
 // bazAttr is not defined at all.
@@ -70,7 +90,19 @@ constexpr char kDifferSchema[] =
     "objectclass ( 1.3.6.1.4.1.4203.666.11.991.3 NAME 'fooPerson' SUP inetOrgPerson STRUCTURAL\n"
     "  MAY ( fooAttr $ barAttr $ quxAttr ) )\n"
     "objectclass ( 1.3.6.1.4.1.4203.666.11.991.5 NAME 'fooAux' AUXILIARY )\n"
-    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.6 NAME 'fooThing' SUP top STRUCTURAL MUST cn )\n";
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.6 NAME 'fooThing' SUP top STRUCTURAL MUST cn )\n"
+    "attributetype ( 1.3.6.1.4.1.4203.666.11.991.8 NAME 'tagName' EQUALITY caseIgnoreMatch\n"
+    "  SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
+    "attributetype ( 1.3.6.1.4.1.4203.666.11.991.9 NAME 'codeName'\n"
+    "  EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )\n"
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.10 NAME 'tag' SUP top STRUCTURAL\n"
+    "  MAY ( tagName $ codeName $ barAttr ) )\n"
+    "objectclass ( 1.3.6.1.4.1.4203.666.11.991.11 NAME 'tagPlus' AUXILIARY )\n";
+
+std::string Tag(const std::string& rdn, const std::string& more, const std::string& aux = "") {
+  return "dn: " + rdn + ",ou=things," + kSuffix + "\nobjectClass: tag\n" +
+         (aux.empty() ? "" : "objectClass: " + aux + "\n") + more + "\n";
+}
 
 std::string Person(const std::string& cn, const std::string& more) {
   return "dn: cn=" + cn + ",ou=people," + kSuffix + "\nobjectClass: fooPerson\ncn: " + cn +
@@ -93,6 +125,10 @@ std::string Input() {
   o += "dn: cn=thing,ou=things," + std::string(kSuffix) +
        "\nobjectClass: fooThing\ncn: thing\n\n";  // no structural class: 65
   o += Person("qux", "barAttr: 5\nquxAttr: not a number\n");
+  o += Tag("tagName=Red", "tagName: red\n");               // caseExact now: 64
+  o += Tag("tagName=Blue", "tagName: Blue\n");             // still named by its value
+  o += Tag("codeName=x1", "codeName: x1\n");               // no equality rule now: 64
+  o += Tag("tagName=Plus", "tagName: Plus\n", "tagPlus");  // 69 before MUST's 65
   return o;
 }
 
@@ -165,20 +201,36 @@ TEST_CASE("schema-check finds the entries slapschema finds, with its result code
   // entry conforms); dirload exits 1 when any entry does not.
   r = testing::RunOpenLdapTool("slapschema", {"-f", new_conf, "-c"});
   const std::map<std::string, int> want = Verdicts(r.out);
-  REQUIRE(want.size() == 6);
+  REQUIRE(want.size() == 10);
   CHECK(want.at("cn=both,ou=people,dc=example,dc=com") == 19);
+  CHECK(want.at("tagname=red,ou=things,dc=example,dc=com") == 64);
+  CHECK(want.at("codename=x1,ou=things,dc=example,dc=com") == 64);
+  CHECK(want.at("tagname=plus,ou=things,dc=example,dc=com") == 69);
+  // slapd looks for an RDN's value among the normalized copies the entry
+  // keeps, made under caseIgnoreMatch ("blue"), and tagName=Blue matches
+  // "Blue" case-exactly now: slapschema refuses it, and so does dirload on
+  // slapd's database, where slapd's equality searches would miss it too
+  // until the entry is written again. A native database keeps no such
+  // copies: there the value names the entry under the new rule, and the
+  // entry conforms.
+  const std::string blue = "tagname=blue,ou=things,dc=example,dc=com";
+  CHECK(want.at(blue) == 64);
   for (const std::vector<std::string>& where :
        {std::vector<std::string>{"-f", new_conf},
         std::vector<std::string>{"-f", new_conf, "--db", native},
         std::vector<std::string>{"-f", new_conf, "--db", native_bdb}}) {
     CAPTURE(where.back());
+    const bool keeps_copies = where.back() == new_conf;
+    std::map<std::string, int> expected = want;
+    if (!keeps_copies) expected.erase(blue);
     std::vector<std::string> args = {"schema-check", "-c"};
     args.insert(args.end(), where.begin(), where.end());
     RunResult got = RunDirload(args);
     CHECK_MESSAGE(got.exit_code == 1, got.Describe());
-    CHECK(Verdicts(got.out) == want);
-    CHECK_MESSAGE(got.err.find("30 entries checked, 6 do not conform") != std::string::npos,
-                  got.err);
+    CHECK(Verdicts(got.out) == expected);
+    const std::string counted =
+        "34 entries checked, " + std::to_string(expected.size()) + " do not conform";
+    CHECK_MESSAGE(got.err.find(counted) != std::string::npos, got.err);
 
     // Without -c: the first one, then stop.
     args.erase(args.begin() + 1);
@@ -192,8 +244,12 @@ TEST_CASE("schema-check finds the entries slapschema finds, with its result code
                                     std::string("ou=things,") + kSuffix};
     sub.insert(sub.end(), where.begin(), where.end());
     RunResult things = RunDirload(sub);
-    CHECK(Verdicts(things.out) ==
-          std::map<std::string, int>{{"cn=thing,ou=things,dc=example,dc=com", 65}});
+    std::map<std::string, int> want_things;
+    for (const auto& [dn, code] : expected) {
+      if (dn.find(",ou=things,") != std::string::npos) want_things[dn] = code;
+    }
+    CHECK(want_things.size() == (keeps_copies ? 5 : 4));
+    CHECK(Verdicts(things.out) == want_things);
     std::vector<std::string> filtered = {"schema-check", "-c", "-a", "(cn=ok*)"};
     filtered.insert(filtered.end(), where.begin(), where.end());
     RunResult oks = RunDirload(filtered);
@@ -213,7 +269,7 @@ TEST_CASE("schema-check finds the entries slapschema finds, with its result code
   CHECK(text.find("structuralObjectClass: fooPerson\n") != std::string::npos);
   testing::LdifFile parsed = testing::ReadLdifText(text, errors);
   REQUIRE_MESSAGE(parsed.ok(), parsed.error);
-  CHECK(parsed.records.size() == 6);
+  CHECK(parsed.records.size() == 10);
 
   // Where dirload reports what slapschema does not, on purpose: quxAttr's
   // values are no longer valid integers (slapd could neither match nor

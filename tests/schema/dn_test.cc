@@ -112,6 +112,35 @@ TEST_CASE("ParseDn into a Dn used before gives what a fresh parse gives") {
   CHECK(bad.message() == ParseDn("cn=a,,dc=com").status().message());
 }
 
+TEST_CASE("ParseLeftmostRdn gives the leftmost RDN a full parse gives") {
+  Dn rdn;
+  const std::vector<std::string> texts = {"uid=jo,ou=x,dc=example,dc=com",
+                                          "cn=a+sn=b,ou=x,dc=com",
+                                          "cn=Smith\\, John,dc=com",
+                                          "cn=#04024869,dc=com",
+                                          "uid=one",
+                                          ""};
+  for (const std::string& t : texts) {
+    CAPTURE(t);
+    REQUIRE(ParseLeftmostRdn(t, &rdn).ok());
+    Result<Dn> full = ParseDn(t);
+    REQUIRE(full.ok());
+    if (full->empty()) {
+      CHECK(rdn.empty());
+      continue;
+    }
+    REQUIRE(rdn.size() == 1);
+    REQUIRE(rdn.rdns[0].size() == full->rdns[0].size());
+    for (size_t i = 0; i < rdn.rdns[0].size(); ++i) {
+      CHECK(rdn.rdns[0][i].type == full->rdns[0][i].type);
+      CHECK(rdn.rdns[0][i].value == full->rdns[0][i].value);
+      CHECK(rdn.rdns[0][i].ber == full->rdns[0][i].ber);
+    }
+  }
+  // A name that does not parse past its first RDN is refused as a whole.
+  CHECK_FALSE(ParseLeftmostRdn("cn=a,,dc=com", &rdn).ok());
+}
+
 TEST_CASE("a raw NUL byte is not allowed in a DN") {
   Result<Dn> dn = ParseDn(std::string_view("cn=a\0b", 6));
   REQUIRE_FALSE(dn.ok());

@@ -139,6 +139,9 @@ Status MdbReader::FillValues(uint64_t id, std::string_view value, MdbReadEntry* 
   out->ndn.clear();
   out->view.dn = {};
   out->view.values.clear();
+  out->view.normalized.clear();
+  bool any_normalized = false;
+  for (const MdbAttributeView& a : out->stored.attributes) any_normalized |= a.has_normalized;
   for (const MdbAttributeView& a : out->stored.attributes) {
     if (a.adx == 0 || a.adx >= dictionary_.size()) {
       return Status::Corruption(path() + ": id2e: " + IdText(id) + ": attribute number " +
@@ -150,6 +153,12 @@ Status MdbReader::FillValues(uint64_t id, std::string_view value, MdbReadEntry* 
                                  "' are kept in id2v (multival), which dirload does not read");
     }
     for (std::string_view v : out->stored.Values(a)) out->view.values.push_back({a.adx, v});
+    if (!any_normalized) continue;
+    if (a.has_normalized) {
+      for (std::string_view n : out->stored.Normalized(a)) out->view.normalized.push_back(n);
+    } else {
+      out->view.normalized.resize(out->view.values.size());
+    }
   }
   return Status::Ok();
 }
