@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   runners["index"] = RegisterIndex(&app);
   runners["recover"] = RegisterRecover(&app);
   runners["schema-check"] = RegisterSchemaCheck(&app);
+  runners["modify"] = RegisterModify(&app);
   runners["search"] = RegisterSearch(&app);
   runners["stat"] = RegisterStat(&app);
   runners["verify"] = RegisterVerify(&app);

@@ -5,15 +5,19 @@
 #include "lib/db/load_job.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/pending_work.h"
+#include "lib/format/mdb/mdb_entry_editor.h"
 #include "lib/format/mdb/mdb_format_reader.h"
 #include "lib/format/native/native_reader.h"
+#include "lib/schema/dn.h"
 #include "lib/util/file.h"
 #include "lib/util/text_table.h"
 
 namespace dirload {
 namespace {
 
-bool Writes(Access access) { return access == Access::kIndex || access == Access::kLoad; }
+bool Writes(Access access) {
+  return access == Access::kIndex || access == Access::kLoad || access == Access::kModify;
+}
 
 }  // namespace
 
@@ -34,6 +38,32 @@ Result<const Schema*> Database::schema() {
 Result<IndexConfig> Database::ConfiguredIndexes() {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* s, schema());
   return BuildIndexConfig(*s, config_);
+}
+
+Result<std::unique_ptr<EntryEditor>> Database::BeginEdit() {
+  if (access_ != Access::kModify) {
+    return Status::Internal("Database::BeginEdit: not opened for modify");
+  }
+  if (format_ != DatabaseFormat::kMdb) {
+    return Status::Unsupported(config_.dir +
+                               ": dirload modify edits slapd's back-mdb format; this database is "
+                               "in dirload's native format, which it does not edit yet (dirload "
+                               "cat, apply the changes, dirload add into a new database)")
+        .WithOrigin(ErrorOrigin::kDatabase);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(const Schema* s, schema());
+  DIRLOAD_ASSIGN_OR_RETURN(IndexConfig indexes, ConfiguredIndexes());
+  // Every index the database has must follow the changes.
+  DIRLOAD_RETURN_IF_ERROR(RequireIndexConfigurationFor(config_, *s, indexes, ""));
+  mdb::MdbEditorOptions o;
+  o.dir = config_.dir;
+  DIRLOAD_ASSIGN_OR_RETURN(o.nsuffix, NormalizeDn(*s, config_.suffix));
+  o.map_size = config_.store_options.lmdb_map_size;
+  o.indexes = indexes.specs();
+  o.keys = MdbKeyOptionsFrom(config_.index_tuning);
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<mdb::MdbEntryEditor> editor,
+                           mdb::MdbEntryEditor::Open(*s, std::move(o)));
+  return std::unique_ptr<EntryEditor>(std::move(editor));
 }
 
 Status Database::RequireEnvironmentUnused(bool online) const {

@@ -20,6 +20,7 @@
 
 #include "lib/config/database_config.h"
 #include "lib/db/database_lock.h"
+#include "lib/format/entry_editor.h"
 #include "lib/format/format.h"
 #include "lib/format/native/native_indexer.h"
 #include "lib/schema/schema.h"
@@ -39,6 +40,7 @@ enum class Access {
   kIndexCheck,  // index --check: the reader's lock, nothing written
   kLoad,        // add: the writer's lock; the database may not exist yet
   kDryRun,      // add -u: nothing is locked, opened or written
+  kModify,      // modify: the writer's lock; a complete database
 };
 
 struct OpenOptions {
@@ -103,6 +105,10 @@ class Database {
 
   // Writing (kLoad, kDryRun): load_job.h.
   Result<std::unique_ptr<LoadJob>> BeginLoad(const LoadJobOptions& options);
+
+  // Editing entries in place (kModify): the format's editor, one run's
+  // changes in it, all of them written at its Commit() (modify_job.h).
+  Result<std::unique_ptr<EntryEditor>> BeginEdit();
 
   // Index rebuild (kIndex, kIndexCheck): index_job.h. The plan says what
   // would be built and dropped; RebuildIndexes carries it out.

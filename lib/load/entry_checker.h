@@ -132,8 +132,12 @@ class EntryChecker {
   // violation. Where the database keeps normalized copies (slapd's format),
   // the RDN's values are looked for among them, as slapd looks: a copy made
   // under an equality rule since changed does not name the entry any more.
+  // `check_values` false leaves out the values' syntax checks, for an
+  // entry whose new values were checked already (a modify: slapd does not
+  // check the values an entry holds again).
   // REQUIRES: every call passes the same dictionary.
-  Status CheckStored(const EntryView& entry, const AttributeDictionary& dictionary);
+  Status CheckStored(const EntryView& entry, const AttributeDictionary& dictionary,
+                     bool check_values = true);
 
   const Schema& schema() const { return *schema_; }
 

@@ -22,7 +22,8 @@ const EntryChecker::DescriptionInfo& EntryChecker::DescribeStored(
   return *info;
 }
 
-Status EntryChecker::CheckStored(const EntryView& entry, const AttributeDictionary& dictionary) {
+Status EntryChecker::CheckStored(const EntryView& entry, const AttributeDictionary& dictionary,
+                                 bool check_values) {
   const std::string_view dn = entry.dn;
   const std::vector<ValueRef>& values = entry.values;
   ++entry_number_;
@@ -55,7 +56,9 @@ Status EntryChecker::CheckStored(const EntryView& entry, const AttributeDictiona
                        info.error);
     }
     int32_t norm = -1;
-    DIRLOAD_RETURN_IF_ERROR(CheckValue(info, dictionary.Name(v.description), v.value, &norm));
+    if (check_values) {
+      DIRLOAD_RETURN_IF_ERROR(CheckValue(info, dictionary.Name(v.description), v.value, &norm));
+    }
     const AttributeType* type = info.type;
     if (type == object_class_type_) {
       has_object_class = true;

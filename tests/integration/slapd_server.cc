@@ -69,11 +69,21 @@ OracleDb MakeOracleDb(const TempDir& tmp, const std::string& name, const std::st
                 .Database("mdb")
                 .Suffix(kExampleSuffix)
                 .RootDn(kExampleRootDn)
+                .Line("rootpw secret")
                 .Directory(db.dir)
                 .MaxSize(max_size)
                 .Indexes(indexes)
                 .Write(tmp, name + ".conf");
   return db;
+}
+
+ProcessResult RunLdapClient(const std::string& tool, const std::string& url,
+                            const std::string& ldif_file, std::vector<std::string> more) {
+  std::vector<std::string> argv = {FindProgram(tool), "-x", "-H",    url, "-D",
+                                   kExampleRootDn,    "-w", "secret"};
+  argv.insert(argv.end(), more.begin(), more.end());
+  if (!ldif_file.empty()) argv.insert(argv.end(), {"-f", ldif_file});
+  return RunProcess(argv, 60);
 }
 
 void SleepSeconds(double s) {

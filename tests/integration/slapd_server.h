@@ -30,12 +30,19 @@ class TempDir;
 // A back-mdb database directory (created) in `tmp` and the slapd.conf (NAME.conf)
 // that slapadd, slapd and dirload share for it: back_mdb, the example
 // schemas and then `extra_schema` (a file; none when empty), `sizelimit
-// unlimited`, the example suffix and rootdn, `max_size`, `indexes`.
+// unlimited`, the example suffix, rootdn and its password (RunLdapClient's),
+// `max_size`, `indexes`.
 struct OracleDb {
   std::string dir, conf;
 };
 OracleDb MakeOracleDb(const TempDir& tmp, const std::string& name, const std::string& extra_schema,
                       const std::vector<std::string>& indexes, uint64_t max_size);
+
+// An OpenLDAP client (`tool`: ldapmodify, ldapdelete, ldapmodrdn) bound to
+// slapd at `url` as the example rootdn, reading `ldif_file` when one is
+// given, after the arguments `more`.
+ProcessResult RunLdapClient(const std::string& tool, const std::string& url,
+                            const std::string& ldif_file, std::vector<std::string> more = {});
 
 void SleepSeconds(double s);
 

@@ -439,15 +439,6 @@ TEST_CASE("verify: slapadd's database, its indexes rebuilt by slapindex, is clea
   VerifiesClean(Loaded{dir, conf});
 }
 
-testing::ProcessResult Ldap(const std::string& tool, const std::string& url,
-                            const std::string& ldif_file, std::vector<std::string> more = {}) {
-  std::vector<std::string> argv = {testing::FindProgram(tool), "-x", "-H",    url, "-D",
-                                   testing::kExampleRootDn,    "-w", "secret"};
-  argv.insert(argv.end(), more.begin(), more.end());
-  if (!ldif_file.empty()) argv.insert(argv.end(), {"-f", ldif_file});
-  return testing::RunProcess(argv, 60);
-}
-
 TEST_CASE("verify: dirload's database after slapd's adds, modifies, renames and deletes") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slapd", "ldapmodify", "ldapmodrdn", "ldapdelete");
   TempDir t;
@@ -466,7 +457,8 @@ TEST_CASE("verify: dirload's database after slapd's adds, modifies, renames and 
     adds +=
         "dn: ou=moved,dc=example,dc=com\nchangetype: add\nobjectClass: organizationalUnit\n"
         "ou: moved\n\n";
-    testing::ProcessResult r = Ldap("ldapmodify", slapd.url(), t.Write("adds.ldif", adds));
+    testing::ProcessResult r =
+        testing::RunLdapClient("ldapmodify", slapd.url(), t.Write("adds.ldif", adds));
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     std::string mods;
     for (int i = 0; i < 30; ++i) {
@@ -482,7 +474,7 @@ TEST_CASE("verify: dirload's database after slapd's adds, modifies, renames and 
     mods +=
         "dn: cn=group1,ou=groups,dc=example,dc=com\nchangetype: modify\ndelete: member\n"
         "member: uid=p1,ou=people,dc=example,dc=com\n-\n\n";
-    r = Ldap("ldapmodify", slapd.url(), t.Write("mods.ldif", mods));
+    r = testing::RunLdapClient("ldapmodify", slapd.url(), t.Write("mods.ldif", mods));
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     std::string renames;
     for (int i = 40; i < 50; ++i) {
@@ -492,16 +484,17 @@ TEST_CASE("verify: dirload's database after slapd's adds, modifies, renames and 
                  std::to_string(i) + "\ndeleteoldrdn: 1\n" +
                  (i % 2 == 0 ? "newsuperior: ou=moved,dc=example,dc=com\n" : "") + "\n";
     }
-    r = Ldap("ldapmodify", slapd.url(), t.Write("renames.ldif", renames));
+    r = testing::RunLdapClient("ldapmodify", slapd.url(), t.Write("renames.ldif", renames));
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
-    r = Ldap("ldapmodrdn", slapd.url(), "", {"-r", "ou=groups,dc=example,dc=com", "ou=teams"});
+    r = testing::RunLdapClient("ldapmodrdn", slapd.url(), "",
+                               {"-r", "ou=groups,dc=example,dc=com", "ou=teams"});
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     std::vector<std::string> gone;
     for (int i = 100; i < 130; ++i) {
       gone.push_back("uid=p" + std::to_string(i) + ",ou=people,dc=example,dc=com");
     }
     gone.push_back("uid=n3,ou=people,dc=example,dc=com");
-    r = Ldap("ldapdelete", slapd.url(), "", gone);
+    r = testing::RunLdapClient("ldapdelete", slapd.url(), "", gone);
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
     testing::Slapd::Answer a = slapd.Search("dc=example,dc=com", "sub", "(uid=q42)");
     REQUIRE(a.entries.size() == 1);

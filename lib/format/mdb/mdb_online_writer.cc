@@ -6,6 +6,7 @@
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_reader.h"
+#include "lib/format/mdb/mdb_tree_updates.h"
 #include "lib/schema/schema.h"
 
 namespace dirload::mdb {
@@ -37,11 +38,10 @@ Result<std::unique_ptr<MdbOnlineWriter>> MdbOnlineWriter::Open(const Schema& sch
   eo.map_size = 0;
   for (const IndexSpec& spec : w->options_.indexes) eo.index_names.emplace_back(spec.name());
   DIRLOAD_ASSIGN_OR_RETURN(w->env_, MdbEnv::Open(dir, eo));
-  for (const IndexSpec& spec : w->options_.indexes) {
-    DIRLOAD_ASSIGN_OR_RETURN(MdbKeyMaker keys, MdbKeyMaker::Create(schema, spec, w->options_.keys));
-    DIRLOAD_ASSIGN_OR_RETURN(MdbDb db, w->env_->Index(spec.name()));
-    w->targets_.push_back(Target{std::move(keys), db});
-  }
+  DIRLOAD_ASSIGN_OR_RETURN(
+      MdbEntryKeys keys,
+      MdbEntryKeys::Create(schema, w->env_.get(), w->options_.indexes, w->options_.keys));
+  w->keys_.emplace(std::move(keys));
   w->ad2i_names_.emplace_back();  // numbers start at 1
   DIRLOAD_RETURN_IF_ERROR(w->EnsureBatch());
   w->first_load_id_ = w->last_stored_ + 1;
@@ -219,93 +219,24 @@ Status MdbOnlineWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_vi
   return Status::Ok();
 }
 
-const std::vector<uint32_t>& MdbOnlineWriter::Route(uint32_t adx) {
-  if (routes_.size() <= adx) routes_.resize(adx + 1);
-  if (!routes_[adx]) {
-    std::vector<uint32_t> to;
-    if (adx < ad2i_names_.size()) {
-      Result<AttributeDescription> d = schema_.ParseAttributeDescription(ad2i_names_[adx]);
-      if (d.ok()) {
-        for (const IndexSpec* s : IndexTargets(options_.indexes, d->type)) {
-          to.push_back(static_cast<uint32_t>(s - options_.indexes.data()));
-        }
-      }
-    }
-    routes_[adx] = std::move(to);
-  }
-  return *routes_[adx];
-}
-
 Status MdbOnlineWriter::AddIndexKeys(uint64_t stored_id, std::string_view encoded) {
-  if (targets_.empty()) return Status::Ok();
-  DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(encoded, &view_, MdbEntryChecks::kBounds));
-  keys_.clear();
-  std::vector<uint32_t> tables;
-  for (const MdbAttributeView& a : view_.attributes) {
-    for (uint32_t t : Route(a.adx)) {
-      targets_[t].keys.AddKeys(view_.Normalized(a), &keys_);
-      tables.resize(keys_.size(), t);
-    }
-  }
-  entry_keys_.clear();
-  for (size_t i = 0; i < keys_.size(); ++i) entry_keys_.emplace_back(tables[i], keys_[i]);
-  std::sort(entry_keys_.begin(), entry_keys_.end());
-  entry_keys_.erase(std::unique(entry_keys_.begin(), entry_keys_.end()), entry_keys_.end());
+  DIRLOAD_RETURN_IF_ERROR(keys_->Keys(encoded, ad2i_names_, &entry_keys_));
   for (const auto& [t, key] : entry_keys_) {
-    DIRLOAD_RETURN_IF_ERROR(InsertId(targets_[t].db, key, stored_id));
+    DIRLOAD_RETURN_IF_ERROR(InsertId(keys_->db(t), key, stored_id));
   }
   return Status::Ok();
 }
 
 Status MdbOnlineWriter::InsertId(MdbDb db, std::string_view key, uint64_t id) {
   ++stats_.index_ids;
-  DIRLOAD_ASSIGN_OR_RETURN(MdbTxn::DupRange have, txn_->Dups(db, key));
-  if (have.count == 0) return txn_->Put(db, key, MdbIdBytes(id), MdbPutMode::kOverwrite);
-  const uint64_t first = MdbDecodeId(have.first), last = MdbDecodeId(have.last);
-  if (first == 0) {
-    // A range {0, lo, hi}: widened when the ID falls outside it.
-    uint64_t lo = 0;
-    DIRLOAD_RETURN_IF_ERROR(txn_->ForEachDup(db, key, [&](std::string_view v) {
-      const uint64_t d = MdbDecodeId(v);
-      if (d != 0 && lo == 0) lo = d;
-      return Status::Ok();
-    }));
-    if (id >= lo && id <= last) return Status::Ok();
-    const uint64_t old = id < lo ? lo : last;
-    DIRLOAD_RETURN_IF_ERROR(txn_->DeleteDup(db, key, MdbIdBytes(old)));
-    return txn_->Put(db, key, MdbIdBytes(id), MdbPutMode::kOverwrite);
-  }
-  if (have.count >= kMdbMaxIdsPerKey) {
-    // No room: the key becomes a range (MDB_idl_db_max IDs is the most a list holds).
-    const uint64_t lo = std::min(first, id), hi = std::max(last, id);
-    DIRLOAD_RETURN_IF_ERROR(txn_->DeleteKey(db, key));
-    ++stats_.ranges;
-    return txn_->AddMultiple(db, key, MdbIdBytes(0) + MdbIdBytes(lo) + MdbIdBytes(hi), 8);
-  }
-  Status put = txn_->Put(db, key, MdbIdBytes(id), MdbPutMode::kNoOverwrite);
-  if (put.code() == StatusCode::kAlreadyExists) return Status::Ok();
-  return put;
+  bool made_range = false;
+  DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, db, key, id, &made_range));
+  if (made_range) ++stats_.ranges;
+  return Status::Ok();
 }
 
 Status MdbOnlineWriter::RaiseNsubs(uint64_t parent, uint64_t count) {
-  for (uint64_t cur = parent; cur != 0;) {
-    DIRLOAD_ASSIGN_OR_RETURN(std::string_view self_bytes, txn_->Get(env_->dn2i(), MdbIdBytes(cur)));
-    DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode self, DecodeMdbDnNode(self_bytes));
-    if (self.child) {
-      return Status::Corruption(env_->path() + ": dn2i: no self node for ID " + std::to_string(cur))
-          .WithOrigin(ErrorOrigin::kDatabase);
-    }
-    DIRLOAD_ASSIGN_OR_RETURN(std::string probe,
-                             EncodeMdbDnNode(MdbDnNode{true, self.nrdn, self.rdn, cur, 0}));
-    const std::string key = MdbIdBytes(self.id);
-    DIRLOAD_ASSIGN_OR_RETURN(std::string_view child_bytes, txn_->GetDup(env_->dn2i(), key, probe));
-    DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode child, DecodeMdbDnNode(child_bytes));
-    child.nsubs += count;
-    DIRLOAD_ASSIGN_OR_RETURN(std::string updated, EncodeMdbDnNode(child));
-    DIRLOAD_RETURN_IF_ERROR(txn_->ReplaceDup(env_->dn2i(), key, updated));
-    cur = self.id;
-  }
-  return Status::Ok();
+  return AddToSubtreeCounts(&*txn_, env_.get(), parent, static_cast<int64_t>(count));
 }
 
 Result<std::optional<uint64_t>> MdbOnlineWriter::FindChild(uint64_t parent_id,

@@ -53,6 +53,7 @@
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_entry_encoder.h"
+#include "lib/format/mdb/mdb_entry_keys.h"
 #include "lib/format/mdb/mdb_entry_writer.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/format/mdb/mdb_index_keys.h"
@@ -127,7 +128,6 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   Result<uint32_t> Ad2iNumber(const std::string& description);
   // The indexes entry `stored_id` (whose id2e record is `encoded`) goes into.
   Status AddIndexKeys(uint64_t stored_id, std::string_view encoded);
-  const std::vector<uint32_t>& Route(uint32_t adx);
   // mdb_idl_insert_keys for one key.
   Status InsertId(MdbDb db, std::string_view key, uint64_t id);
   // One more below `parent` (a stored ID) for every `count` entries: the
@@ -161,16 +161,7 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   std::vector<Run> runs_;
   // Entries of the open batch per stored parent, for RaiseNsubs at commit.
   std::map<uint64_t, uint64_t> added_below_;
-  // Per index: its key maker and database; per ad2i number, the indexes its
-  // values go into (computed on first use).
-  struct Target {
-    MdbKeyMaker keys;
-    MdbDb db;
-  };
-  std::vector<Target> targets_;
-  std::vector<std::optional<std::vector<uint32_t>>> routes_;
-  MdbEntryView view_;
-  MdbKeyList keys_;
+  std::optional<MdbEntryKeys> keys_;
   std::vector<std::pair<uint32_t, std::string_view>> entry_keys_;
   std::string node_;
   MdbOnlineStats stats_;

@@ -1,0 +1,116 @@
+// MdbEntryEditor: `dirload modify` on slapd's back-mdb format. Everything
+// the run changes happens in one LMDB write transaction over the database
+// (the writer's lock held, slapd stopped): a failure, a dry run or a kill
+// leaves the database exactly as it was, and Commit() makes the whole run
+// durable at once.
+//
+// Entries change as slapd's own operations change them (back-mdb 2.5):
+// - add: the next ID after id2e's last (mdb_next_id), the id2e record, the
+//   child node under the parent and the self node in dn2i, one more in the
+//   subtree count of every ancestor;
+// - replace: the id2e record rewritten (values read keep their normalized
+//   copies, or their lack of one);
+// - delete: the record, both nodes, one less up the tree;
+// - move (modrdn): the child node leaves the old parent and joins the new
+//   one with the subtree's count, the self node names the new RDN and
+//   parent, the counts of both chains of ancestors follow. The children
+//   hang below the entry's ID, which does not change.
+// Index keys do not follow entry by entry: each change records which
+// (key, ID) pairs it removes and adds (the keys of the old record against
+// the new one's), and Commit() sorts the whole run's by index, key and
+// order of the change and applies them key after key
+// (mdb_tree_updates.h), so each key ends as slapd's own sequence of
+// operations leaves it.
+//
+// Thread safety: one thread; the Schema must outlive the editor.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/format/entry_editor.h"
+#include "lib/format/mdb/mdb_dn_node.h"
+#include "lib/format/mdb/mdb_entry_encoder.h"
+#include "lib/format/mdb/mdb_entry_keys.h"
+#include "lib/format/mdb/mdb_env.h"
+#include "lib/index/index_spec.h"
+
+namespace dirload {
+class Schema;
+}
+
+namespace dirload::mdb {
+
+struct MdbEditorOptions {
+  std::string dir;
+  std::string nsuffix;             // the database's suffix, normalized
+  uint64_t map_size = 0;           // slapd's maxsize; 0 keeps the environment's
+  std::vector<IndexSpec> indexes;  // the indexes the database has
+  MdbKeyOptions keys;
+};
+
+class MdbEntryEditor final : public EntryEditor {
+ public:
+  static Result<std::unique_ptr<MdbEntryEditor>> Open(const Schema& schema,
+                                                      MdbEditorOptions options);
+  ~MdbEntryEditor() override;  // aborts unless committed
+
+  Result<std::optional<EntryId>> Find(std::string_view ndn) override;
+  Result<Entry> Read(EntryId id) override;
+  Result<std::vector<EntryId>> Children(EntryId id) override;
+  Result<EntryId> Add(EntryId parent, std::string_view nrdn, std::string_view rdn,
+                      std::span<const Value> values) override;
+  Status Replace(EntryId id, std::span<const Value> values) override;
+  Status Delete(EntryId id) override;
+  Status Move(EntryId id, EntryId new_parent, std::string_view nrdn, std::string_view rdn) override;
+  Status Commit() override;
+  const Stats& stats() const override { return stats_; }
+
+ private:
+  MdbEntryEditor(const Schema& schema, MdbEditorOptions options)
+      : schema_(schema), options_(std::move(options)), encoder_(schema) {}
+
+  Status ReadAd2i();
+  Result<uint32_t> Ad2iNumber(const std::string& description);
+  // The record of `id` encoded from `values` into encoded_.
+  Status Encode(EntryId id, std::span<const Value> values);
+  // Records the keys of `old_record` that `new_record` lacks as removals and
+  // the reverse as additions, for entry `id`.
+  Status OweKeys(EntryId id, std::string_view old_record, std::string_view new_record);
+  // `id`'s self node in dn2i.
+  Result<MdbDnNode> SelfNode(EntryId id);
+  // The child node of `id` below `parent` (its nrdn and rdn from the self
+  // node).
+  Result<std::string> ChildNode(EntryId parent, const MdbDnNode& self, EntryId id);
+
+  const Schema& schema_;
+  MdbEditorOptions options_;
+  std::unique_ptr<MdbEnv> env_;
+  std::optional<MdbTxn> txn_;
+  std::optional<MdbEntryKeys> keys_;
+  MdbEntryEncoder encoder_;
+  std::unordered_map<std::string, uint32_t> ad2i_;
+  std::vector<std::string> ad2i_names_;  // by number; [0] unused
+  uint64_t last_id_ = 0;
+  std::string encoded_, old_record_;
+  std::vector<MdbValue> mdb_values_;
+  std::vector<std::pair<uint32_t, std::string_view>> old_keys_, new_keys_;
+  std::vector<std::pair<uint32_t, std::string>> old_owned_;
+  // What the index keys owe: (index, key, sequence, ID, add?).
+  struct Owed {
+    uint32_t index;
+    std::string key;
+    uint64_t sequence;
+    uint64_t id;
+    bool add;
+  };
+  std::vector<Owed> owed_;
+  uint64_t sequence_ = 0;
+  MdbEntryView view_;
+  Stats stats_;
+};
+
+}  // namespace dirload::mdb
