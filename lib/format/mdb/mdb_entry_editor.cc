@@ -224,29 +224,18 @@ Status MdbEntryEditor::OweKeys(EntryId id, std::string_view old_record,
   if (!new_record.empty())
     DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_names_, &new_keys_));
   // Both sorted by (index, key): one merge finds what each side lacks.
+  using Key = std::pair<uint32_t, std::string_view>;
   size_t i = 0, j = 0;
   while (i < old_owned_.size() || j < new_keys_.size()) {
-    const bool take_old =
-        j == new_keys_.size() ||
-        (i < old_owned_.size() &&
-         std::tie(old_owned_[i].first, old_owned_[i].second) <
-             std::make_tuple(new_keys_[j].first, std::string(new_keys_[j].second)));
-    if (take_old) {
-      if (j < new_keys_.size() && old_owned_[i].first == new_keys_[j].first &&
-          old_owned_[i].second == new_keys_[j].second) {
-        ++i;
-        ++j;
-        continue;
-      }
-      owed_.push_back(Owed{old_owned_[i].first, old_owned_[i].second, sequence_, id, false});
+    const Key old_key = i < old_owned_.size() ? Key(old_owned_[i].first, old_owned_[i].second)
+                                              : Key();
+    if (i < old_owned_.size() && j < new_keys_.size() && old_key == new_keys_[j]) {
+      ++i;
+      ++j;
+    } else if (j == new_keys_.size() || (i < old_owned_.size() && old_key < new_keys_[j])) {
+      owed_.push_back(Owed{old_key.first, old_owned_[i].second, sequence_, id, false});
       ++i;
     } else {
-      if (i < old_owned_.size() && old_owned_[i].first == new_keys_[j].first &&
-          old_owned_[i].second == new_keys_[j].second) {
-        ++i;
-        ++j;
-        continue;
-      }
       owed_.push_back(
           Owed{new_keys_[j].first, std::string(new_keys_[j].second), sequence_, id, true});
       ++j;
