@@ -349,5 +349,24 @@ TEST_CASE("modify: --subtree deletes an entry with everything below it") {
   CHECK_MESSAGE(verified.exit_code == 0, verified.Describe());
 }
 
+// dirload's native format has no editor yet: refused before anything is
+// read, naming the way round.
+TEST_CASE("modify: the native format is refused, exit 3") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  const std::string db = t.File("native");
+  RunResult loaded =
+      RunDirload({"add", "--format", "native", "--db", db, "--suffix", "dc=example,dc=com", "-l",
+                  t.Write("base.ldif", Base()), "--progress", "never"});
+  REQUIRE_MESSAGE(loaded.exit_code == 0, loaded.Describe());
+  RunResult r = RunDirload({"modify", "--db", db, "-l",
+                            t.Write("one.ldif",
+                                    "dn: uid=u1,ou=staff,dc=example,dc=com\n"
+                                    "changetype: delete\n\n"),
+                            "--progress", "never"});
+  CHECK(r.exit_code == 3);
+  CHECK_MESSAGE(r.err.find("native format") != std::string::npos, r.err);
+}
+
 }  // namespace
 }  // namespace dirload
