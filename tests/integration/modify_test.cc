@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/integration/dirload_process.h"
+#include "tests/integration/held_load.h"
 #include "tests/integration/slapd_server.h"
 #include "tests/support/mdb_dump.h"
 #include "tests/support/openldap.h"
@@ -345,6 +346,29 @@ TEST_CASE("modify: --subtree deletes an entry with everything below it") {
   CHECK(gone.err.find("entries deleted 21") != std::string::npos);
   const std::string left = Slapcat(w.mine.conf);
   CHECK(left.find("ou=staff") == std::string::npos);
+  RunResult verified = RunDirload({"verify", "-f", w.mine.conf});
+  CHECK_MESSAGE(verified.exit_code == 0, verified.Describe());
+}
+
+// A kill in the middle of a run leaves the database as it was: the run is
+// one write transaction that never committed. Nothing is pending, and the
+// same records apply afterwards.
+TEST_CASE("modify: killed midway, nothing of the run is in the database") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat");
+  TempDir t;
+  const Twins w = MakeTwins(t);
+  const std::string before = Slapcat(w.mine.conf);
+  {
+    testing::HeldLoad held(t, "held", {"modify", "-f", w.mine.conf}, Changes());
+    REQUIRE(held.WaitForLock(w.mine.dir));
+    testing::SleepMs(300);  // the first half read and applied, uncommitted
+    held.Kill();
+  }
+  CHECK(Slapcat(w.mine.conf) == before);
+  RunResult again = RunDirload({"modify", "-f", w.mine.conf, "-l",
+                                t.Write("changes.ldif", Changes()), "--progress", "never"});
+  CHECK_MESSAGE(again.exit_code == 0, again.Describe());
   RunResult verified = RunDirload({"verify", "-f", w.mine.conf});
   CHECK_MESSAGE(verified.exit_code == 0, verified.Describe());
 }
