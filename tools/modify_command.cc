@@ -77,7 +77,7 @@ CommandRunner RegisterModify(CLI::App* app) {
       "(slapmodify, modrdn included), each checked as slapd checks it and refused with "
       "slapd's result code; every index follows. All or nothing: a refused record stops "
       "the run and nothing is written (unless -c). Records without changetype are adds. "
-      "slapd's back-mdb format only, slapd stopped");
+      "Both formats, slapd stopped");
   cmd->add_option("-l,--ldif", a->ldif, "the change records, plain or gzip ('-' or absent: stdin)");
   AddDatabaseOptions(cmd, &a->db, /*engine_options=*/false);
   cmd->add_flag("-c,--continue", a->keep_going,

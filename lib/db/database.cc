@@ -4,6 +4,7 @@
 #include "lib/db/lmdb_presence.h"
 #include "lib/db/load_job.h"
 #include "lib/db/mdb_load_options.h"
+#include "lib/db/native_edit.h"
 #include "lib/db/pending_work.h"
 #include "lib/format/mdb/mdb_entry_editor.h"
 #include "lib/format/mdb/mdb_format_reader.h"
@@ -44,20 +45,16 @@ Result<std::unique_ptr<EntryEditor>> Database::BeginEdit() {
   if (access_ != Access::kModify) {
     return Status::Internal("Database::BeginEdit: not opened for modify");
   }
-  if (format_ != DatabaseFormat::kMdb) {
-    return Status::Unsupported(config_.dir +
-                               ": dirload modify edits slapd's back-mdb format; this database is "
-                               "in dirload's native format, which it does not edit yet (dirload "
-                               "cat, apply the changes, dirload add into a new database)")
-        .WithOrigin(ErrorOrigin::kDatabase);
-  }
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* s, schema());
+  DIRLOAD_ASSIGN_OR_RETURN(std::string nsuffix, NormalizeDn(*s, config_.suffix));
+  // dirload's format follows the indexes it recorded.
+  if (format_ != DatabaseFormat::kMdb) return BeginNativeEdit(config_, *s, std::move(nsuffix));
   DIRLOAD_ASSIGN_OR_RETURN(IndexConfig indexes, ConfiguredIndexes());
   // Every index the database has must follow the changes.
   DIRLOAD_RETURN_IF_ERROR(RequireIndexConfigurationFor(config_, *s, indexes, ""));
   mdb::MdbEditorOptions o;
   o.dir = config_.dir;
-  DIRLOAD_ASSIGN_OR_RETURN(o.nsuffix, NormalizeDn(*s, config_.suffix));
+  o.nsuffix = std::move(nsuffix);
   o.map_size = config_.store_options.lmdb_map_size;
   o.indexes = indexes.specs();
   o.keys = MdbKeyOptionsFrom(config_.index_tuning);

@@ -45,6 +45,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "index";
     case WorkKind::kOnlineAdd:
       return "online-add";
+    case WorkKind::kModify:
+      return "modify";
   }
   return "unknown";
 }
@@ -111,6 +113,8 @@ Result<std::optional<PendingWork>> ReadPendingWork(const std::string& dir) {
         work.kind = WorkKind::kIndex;
       } else if (value == "online-add") {
         work.kind = WorkKind::kOnlineAdd;
+      } else if (value == "modify") {
+        work.kind = WorkKind::kModify;
       } else {
         has_kind = false;
       }
@@ -143,6 +147,7 @@ Status PendingWorkError(const std::string& dir, const PendingWork& work) {
   const std::string phrase = work.kind == WorkKind::kLoad        ? "a load"
                              : work.kind == WorkKind::kAppend    ? "an append"
                              : work.kind == WorkKind::kOnlineAdd ? "an online add"
+                             : work.kind == WorkKind::kModify    ? "a modify"
                                                                  : "an index rebuild";
   return Status::Corruption(dir + ": " + phrase + " did not finish (" + work.command +
                             "); run 'dirload recover' on it first")

@@ -36,9 +36,10 @@
 
 namespace dirload {
 
-enum class WorkKind { kLoad, kAppend, kIndex, kOnlineAdd };
+enum class WorkKind { kLoad, kAppend, kIndex, kOnlineAdd, kModify };
 
-std::string_view WorkKindName(WorkKind kind);  // "load", "append", "index", "online-add"
+// "load", "append", "index", "online-add", "modify"
+std::string_view WorkKindName(WorkKind kind);
 
 struct PendingWork {
   WorkKind kind = WorkKind::kLoad;

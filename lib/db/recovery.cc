@@ -204,18 +204,22 @@ Result<RecoveryReport> RecoverDatabase(const ResolvedDatabase& db, const Schema&
     return report;
   }
   switch (work->kind) {
-    case WorkKind::kAppend: {
+    case WorkKind::kAppend:
+    case WorkKind::kModify: {
+      const char* what = work->kind == WorkKind::kAppend ? "append" : "modify";
       if (copy != UndoCopyState::kComplete) {
-        return Status::Corruption(db.dir +
-                                  ": an append did not finish and the copy it keeps "
+        return Status::Corruption(db.dir + ": a" + (work->kind == WorkKind::kAppend ? "n " : " ") +
+                                  what +
+                                  " did not finish and the copy it keeps "
                                   "of the database before it is missing or incomplete (" +
                                   std::string(kUndoCopyDir) +
                                   "); restore the database from a backup or load it again")
             .WithOrigin(ErrorOrigin::kDatabase);
       }
       DIRLOAD_RETURN_IF_ERROR(RestoreUndoCopy(db.dir));
-      report.actions.push_back("rolled back the unfinished append (" + work->command +
-                               "): the database is as it was before it" + EntriesPhrase(db));
+      report.actions.push_back(std::string("rolled back the unfinished ") + what + " (" +
+                               work->command + "): the database is as it was before it" +
+                               EntriesPhrase(db));
       break;
     }
     case WorkKind::kLoad:

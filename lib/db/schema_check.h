@@ -3,9 +3,9 @@
 // as a load checks its input (EntryChecker::CheckStored): attribute types
 // defined, values valid for their syntax and equality rule, one structural
 // object class chain, MUST and MAY, SINGLE-VALUE, and as slapschema checks a
-// stored entry, the stored structuralObjectClass and the RDN's values. After a schema change this finds the
-// entries the new schema no longer allows, which slapd otherwise reveals
-// only when someone modifies them.
+// stored entry, the stored structuralObjectClass and the RDN's values.
+// After a schema change this finds the entries the new schema no longer
+// allows, which slapd otherwise reveals only when someone modifies them.
 //
 // Each entry that does not conform is listed as slapschema lists it ("#
 // (65) Object class violation: ..." and its DN), and written whole, as LDIF

@@ -49,6 +49,27 @@ Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend
   return guard;
 }
 
+Result<WriteGuard> WriteGuard::BeginModify(const std::string& dir) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));
+  if (pending) return PendingWorkError(dir, *pending);
+  DIRLOAD_RETURN_IF_ERROR(RemoveUndoCopy(dir));
+  WriteGuard guard(dir, WorkKind::kModify);
+  const auto start = std::chrono::steady_clock::now();
+  DIRLOAD_ASSIGN_OR_RETURN(guard.copied_bytes_, TakeUndoCopy(dir));
+  guard.copy_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  PendingWork work;
+  work.kind = WorkKind::kModify;
+  work.format = DatabaseFormat::kNative;
+  work.command = ProcessCommandLine();
+  Status marked = BeginPendingWork(dir, work);
+  if (!marked.ok()) {
+    (void)RemoveUndoCopy(dir);
+    return marked;
+  }
+  return guard;
+}
+
 Result<WriteGuard> WriteGuard::BeginIndex(const std::string& dir, DatabaseFormat format,
                                           const std::vector<std::string>& lines) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));
@@ -79,6 +100,7 @@ Status WriteGuard::Done() {
 Status WriteGuard::RollBack() {
   switch (kind_) {
     case WorkKind::kAppend:
+    case WorkKind::kModify:
       DIRLOAD_RETURN_IF_ERROR(RestoreUndoCopy(dir_));
       break;
     case WorkKind::kLoad:

@@ -2,12 +2,12 @@
 // before the store is opened for writing, it
 //   - refuses a database whose earlier work is pending (pending_work.h) or
 //     left in state "loading", naming `dirload recover`;
-//   - for an append (the directory holds a ready database) takes the undo
-//     copy (undo_copy.h);
+//   - for an append (the directory holds a ready database) or a modify takes
+//     the undo copy (undo_copy.h);
 //   - writes the pending-work mark, synced, before the first write.
 // Done() is called once everything is written and synced: it removes the
 // mark, then the copy. RollBack() is called, with the store closed, when the
-// work failed: an append goes back to the copy, a load into an empty
+// work failed: an append or a modify goes back to the copy, a load into an empty
 // directory removes what it wrote; an index rebuild cannot go back (the old
 // lists are gone) and stays pending, for `dirload index` or `dirload
 // recover` to finish. A guard destroyed without either leaves everything as
@@ -34,6 +34,8 @@ class WriteGuard {
   // `add` into the native database in `dir` on `backend`.
   static Result<WriteGuard> BeginLoad(const std::string& dir, Backend backend,
                                       const StoreOptions& options);
+  // `modify` on a ready native database: the undo copy, as for an append.
+  static Result<WriteGuard> BeginModify(const std::string& dir);
   // `index` on a native or slapd-format database: `lines` are the indexes
   // being built; `resuming` an index rebuild that is pending already is
   // allowed (it is the same work).

@@ -38,7 +38,6 @@ class EntryEditor {
   };
   struct Entry {
     EntryId id = 0;
-    EntryId parent = 0;  // 0 for the suffix entry
     std::vector<Value> values;
   };
   struct Stats {

@@ -135,6 +135,23 @@ Status AppendIds(Store* store, std::string_view table, std::string_view index_ke
   return Status::Ok();
 }
 
+Status ReplaceIdList(Store* store, std::string_view table, std::string_view index_key,
+                     std::span<const EntryId> ids) {
+  std::string tail;
+  DIRLOAD_ASSIGN_OR_RETURN(bool has, store->Get(table, StoredKey(index_key, kTailChunk), &tail));
+  if (has) {
+    TailHeader header;
+    std::string_view body;
+    DIRLOAD_RETURN_IF_ERROR(ParseTail(tail, &header, &body));
+    for (uint32_t chunk = 0; chunk < header.full_chunks; ++chunk) {
+      DIRLOAD_RETURN_IF_ERROR(store->Delete(table, StoredKey(index_key, chunk)));
+    }
+    DIRLOAD_RETURN_IF_ERROR(store->Delete(table, StoredKey(index_key, kTailChunk)));
+  }
+  if (ids.empty()) return Status::Ok();
+  return AppendIds(store, table, index_key, ids);
+}
+
 IdlAppender::IdlAppender(Store* store, std::string table)
     : output_([store](std::string_view t, std::string_view k, std::string_view v) {
         return store->Append(t, k, v);

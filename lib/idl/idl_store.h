@@ -7,6 +7,7 @@
 //   AppendIds    adds IDs greater than every ID already listed; rewrites only
 //                the tail (and adds chunks), never the whole list. Works in any
 //                key order (Put), as the IDL cache flushes evicted lists.
+//   ReplaceIdList  rewrites one list whole (IDs taken out).
 //   IdlAppender  writes complete lists in ascending index-key order with
 //                Store::Append into a table that holds no list with a greater
 //                key (the sort builder, and the cache builder's final flush
@@ -47,6 +48,14 @@ namespace dirload {
 [[nodiscard]] Status AppendIds(Store* store, std::string_view table, std::string_view index_key,
                                std::span<const EntryId> ids, uint64_t* bytes_written = nullptr,
                                bool* created = nullptr);
+
+// Makes `ids` the whole list of `index_key`: its chunks deleted, then
+// written anew as AppendIds writes them (none when `ids` is empty), so the
+// table is what a rebuild leaves. For lists that lose IDs (an entry changed
+// or gone), which appends cannot do.
+// REQUIRES: ids strictly ascending.
+[[nodiscard]] Status ReplaceIdList(Store* store, std::string_view table, std::string_view index_key,
+                                   std::span<const EntryId> ids);
 
 // Streams whole lists into one table in ascending index-key order:
 //   IdlAppender a(store, "idx.cn");

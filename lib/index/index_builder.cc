@@ -11,6 +11,7 @@
 
 #include "lib/idl/idl_format.h"
 #include "lib/idl/idl_store.h"
+#include "lib/index/entry_key_maker.h"
 #include "lib/index/index_keys.h"
 #include "lib/index/sorted_runs.h"
 #include "lib/util/ascii.h"
@@ -32,69 +33,6 @@ namespace {
 
 constexpr uint64_t kMinSortMemory = 1ull << 20;
 constexpr uint32_t kNoTargets = std::numeric_limits<uint32_t>::max();
-
-// Makes the keys of one entry at a time, for every spec or only for those a
-// worker owns, and counts values per spec.
-class KeyMaker {
- public:
-  KeyMaker(const std::vector<IndexSpec>& specs, const Schema& schema)
-      : specs_(specs),
-        schema_(schema),
-        dns_(&schema),
-        present_(specs.size(), 0),
-        values_(specs.size(), 0),
-        unnormalizable_(specs.size(), 0) {}
-
-  // One value of entry `id` for spec `s`.
-  void Value(EntryId id, uint32_t s, std::string_view value) {
-    const IndexSpec& spec = specs_[s];
-    ++values_[s];
-    if ((spec.mask & kIndexPresence) && present_[s] != id) {
-      present_[s] = id;
-      touched_.push_back(s);
-    }
-    if (!AddValueKeys(schema_, spec, value, &keys_, &scratch_, &dns_).ok()) {
-      ++unnormalizable_[s];
-      return;
-    }
-    tables_.resize(keys_.size(), s);
-  }
-
-  // Adds the entry's presence keys; keys() and tables() are then the
-  // entry's, until Clear().
-  void End() {
-    for (uint32_t s : touched_) {
-      keys_.Add(kPresenceKeyTag, {});
-      tables_.push_back(s);
-    }
-    touched_.clear();
-    views_.clear();
-    for (size_t k = 0; k < keys_.size(); ++k) views_.push_back(keys_[k]);
-  }
-  void Clear() {
-    keys_.Clear();
-    tables_.clear();
-  }
-
-  std::span<const std::string_view> key_views() const { return views_; }
-  std::span<const uint32_t> tables() const { return tables_; }
-  uint64_t values(size_t s) const { return values_[s]; }
-  uint64_t unnormalizable(size_t s) const { return unnormalizable_[s]; }
-
- private:
-  const std::vector<IndexSpec>& specs_;
-  const Schema& schema_;
-  // manager and member values end in a few parents' names.
-  DnNormalizer dns_;
-  std::vector<EntryId> present_;   // per spec: last entry given a presence key
-  std::vector<uint32_t> touched_;  // specs needing a presence key for this entry
-  KeyList keys_;
-  std::vector<uint32_t> tables_;  // spec number of each key
-  std::vector<std::string_view> views_;
-  std::string scratch_;
-  std::vector<uint64_t> values_;
-  std::vector<uint64_t> unnormalizable_;
-};
 
 // The indexed values of a few hundred consecutive entries, as the scanning
 // thread hands them to the workers, with the specs each value goes to.
@@ -311,7 +249,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     Grouping(const std::vector<IndexSpec>& specs, const Schema& schema, uint64_t capacity,
              IdlCache::FlushFn flush, std::string run_prefix)
         : maker(specs, schema), cache(capacity, std::move(flush)), prefix(std::move(run_prefix)) {}
-    KeyMaker maker;
+    EntryKeyMaker maker;
     IdlCache cache;
     std::vector<std::string> runs;  // spilled, in order
     std::string prefix;             // of the runs' file names
@@ -439,7 +377,7 @@ class IndexBuilderImpl final : public IndexBuilder {
   // Shares the specs out by the keys they make from `sample` (longest
   // processing time first), and starts the workers.
   void StartWorkers(const ValueBatch& sample) {
-    KeyMaker probe(specs_, schema_);
+    EntryKeyMaker probe(specs_, schema_);
     std::vector<uint64_t> weight(specs_.size(), 1);
     size_t value = 0;
     for (size_t e = 0; e < sample.ids.size(); ++e) {

@@ -145,10 +145,8 @@ Result<EntryEditor::Entry> MdbEntryEditor::Read(EntryId id) {
     return record.status();
   }
   DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(*record, &view_, MdbEntryChecks::kFull));
-  DIRLOAD_ASSIGN_OR_RETURN(MdbDnNode self, SelfNode(id));
   Entry e;
   e.id = id;
-  e.parent = self.id;
   for (const MdbAttributeView& a : view_.attributes) {
     if (a.adx == 0 || a.adx >= ad2i_names_.size()) {
       return Gone(env_->path() + ": id2e: entry " + std::to_string(id) + " names attribute " +
