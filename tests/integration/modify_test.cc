@@ -64,6 +64,9 @@ std::string Base() {
                     std::to_string(10 + i) + "\ndescription: works on things " +
                     std::to_string(i % 5) + "\n");
   }
+  o += "dn: uid=posix,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\n"
+       "objectClass: posixAccount\nuid: posix\ncn: Posix User\nsn: User\nuidNumber: 1000\n"
+       "gidNumber: 100\nhomeDirectory: /home/posix\n\n";
   o += "dn: cn=team,ou=people,dc=example,dc=com\nobjectClass: groupOfNames\ncn: team\n"
        "member: uid=u0,ou=people,dc=example,dc=com\n"
        "member: uid=u2,ou=people,dc=example,dc=com\n\n";
@@ -86,6 +89,8 @@ std::string Changes() {
   }
   c += "dn: uid=u16,ou=people,dc=example,dc=com\nchangetype: modify\ndelete: description\n-\n"
        "delete: givenName\ngivenName: Zoë\n-\n\n";
+  c += "dn: uid=posix,ou=people,dc=example,dc=com\nchangetype: modify\nincrement: uidNumber\n"
+       "uidNumber: 5\n-\nincrement: gidNumber\ngidNumber: -1\n-\n\n";
   c += "dn: cn=team,ou=people,dc=example,dc=com\nchangetype: modify\ndelete: member\n"
        "member: UID=u0, ou=People,dc=example,dc=com\n-\nadd: member\n"
        "member: uid=u4,ou=people,dc=example,dc=com\n-\n\n";
@@ -152,7 +157,7 @@ TEST_CASE("modify: change records give the database slapd gives") {
   RunResult mine =
       RunDirload({"modify", "-f", w.mine.conf, "-l", changes, "--progress", "never", "--stats"});
   REQUIRE_MESSAGE(mine.exit_code == 0, mine.Describe());
-  CHECK(mine.err.find("25 records, 25 applied, 0 rejected") != std::string::npos);
+  CHECK(mine.err.find("26 records, 26 applied, 0 rejected") != std::string::npos);
   {
     testing::Slapd slapd(t, "slapd", w.theirs.conf);
     testing::ProcessResult r = testing::RunLdapClient("ldapmodify", slapd.url(), changes);
