@@ -14,12 +14,6 @@
 namespace dirload::mdb {
 namespace {
 
-std::string Ad2iKey(uint32_t n) {
-  std::string k(4, '\0');
-  for (int i = 0; i < 4; ++i) k[i] = static_cast<char>(n >> (8 * i));
-  return k;
-}
-
 Status Gone(const std::string& what) {
   return Status::Corruption(what).WithOrigin(ErrorOrigin::kDatabase);
 }
@@ -39,8 +33,7 @@ Result<std::unique_ptr<MdbEntryEditor>> MdbEntryEditor::Open(const Schema& schem
   e->keys_.emplace(std::move(keys));
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, e->env_->Begin(true));
   e->txn_.emplace(std::move(txn));
-  e->ad2i_names_.emplace_back();  // numbers start at 1
-  DIRLOAD_RETURN_IF_ERROR(e->ReadAd2i());
+  DIRLOAD_RETURN_IF_ERROR(e->ad2i_.ReadNew(&*e->txn_, e->env_.get()));
   std::string_view key, value;
   Status last = e->txn_->Last(e->env_->id2e(), &key, &value);
   if (last.ok()) {
@@ -55,25 +48,8 @@ MdbEntryEditor::~MdbEntryEditor() {
   if (txn_) txn_->Abort();
 }
 
-Status MdbEntryEditor::ReadAd2i() {
-  return txn_->Scan(env_->ad2i(), [&](std::string_view k, std::string_view v) {
-    if (k.size() != 4 || MdbDecodeId(k) != ad2i_names_.size()) {
-      return Gone(env_->path() + ": ad2i: numbers are not 1, 2, 3, ...");
-    }
-    ad2i_.emplace(std::string(v), static_cast<uint32_t>(ad2i_names_.size()));
-    ad2i_names_.emplace_back(v);
-    return Status::Ok();
-  });
-}
-
 Result<uint32_t> MdbEntryEditor::Ad2iNumber(const std::string& description) {
-  if (auto it = ad2i_.find(description); it != ad2i_.end()) return it->second;
-  const auto n = static_cast<uint32_t>(ad2i_names_.size());
-  DIRLOAD_RETURN_IF_ERROR(
-      txn_->Put(env_->ad2i(), Ad2iKey(n), description, MdbPutMode::kNoOverwrite));
-  ad2i_names_.push_back(description);
-  ad2i_.emplace(description, n);
-  return n;
+  return ad2i_.Number(&*txn_, env_.get(), description);
 }
 
 Result<std::optional<EntryId>> MdbEntryEditor::Find(std::string_view ndn) {
@@ -148,15 +124,15 @@ Result<EntryEditor::Entry> MdbEntryEditor::Read(EntryId id) {
   Entry e;
   e.id = id;
   for (const MdbAttributeView& a : view_.attributes) {
-    if (a.adx == 0 || a.adx >= ad2i_names_.size()) {
+    if (a.adx == 0 || a.adx >= ad2i_.names().size()) {
       return Gone(env_->path() + ": id2e: entry " + std::to_string(id) + " names attribute " +
                   std::to_string(a.adx) + ", which ad2i lacks");
     }
     if (a.multival) {
-      return Status::Unsupported(env_->path() + ": id2e: the values of '" + ad2i_names_[a.adx] +
+      return Status::Unsupported(env_->path() + ": id2e: the values of '" + ad2i_.names()[a.adx] +
                                  "' are kept in id2v (multival), which dirload does not read");
     }
-    const std::string& description = ad2i_names_[a.adx];
+    const std::string& description = ad2i_.names()[a.adx];
     const AttributeType* type =
         schema_.FindAttribute(std::string_view(description).substr(0, description.find(';')));
     const bool stores = type != nullptr && MdbStoresNormalized(*type);
@@ -215,18 +191,18 @@ Status MdbEntryEditor::OweKeys(EntryId id, std::string_view old_record,
   ++sequence_;
   old_owned_.clear();
   if (!old_record.empty()) {
-    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(old_record, ad2i_names_, &old_keys_));
+    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(old_record, ad2i_.names(), &old_keys_));
     for (const auto& [t, k] : old_keys_) old_owned_.emplace_back(t, std::string(k));
   }
   new_keys_.clear();
   if (!new_record.empty())
-    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_names_, &new_keys_));
+    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_.names(), &new_keys_));
   // Both sorted by (index, key): one merge finds what each side lacks.
   using Key = std::pair<uint32_t, std::string_view>;
   size_t i = 0, j = 0;
   while (i < old_owned_.size() || j < new_keys_.size()) {
-    const Key old_key = i < old_owned_.size() ? Key(old_owned_[i].first, old_owned_[i].second)
-                                              : Key();
+    const Key old_key =
+        i < old_owned_.size() ? Key(old_owned_[i].first, old_owned_[i].second) : Key();
     if (i < old_owned_.size() && j < new_keys_.size() && old_key == new_keys_[j]) {
       ++i;
       ++j;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "lib/format/entry_editor.h"
+#include "lib/format/mdb/mdb_ad2i.h"
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_entry_encoder.h"
 #include "lib/format/mdb/mdb_entry_keys.h"
@@ -73,7 +74,6 @@ class MdbEntryEditor final : public EntryEditor {
   MdbEntryEditor(const Schema& schema, MdbEditorOptions options)
       : schema_(schema), options_(std::move(options)), encoder_(schema) {}
 
-  Status ReadAd2i();
   Result<uint32_t> Ad2iNumber(const std::string& description);
   // The record of `id` encoded from `values` into encoded_.
   Status Encode(EntryId id, std::span<const Value> values);
@@ -92,8 +92,7 @@ class MdbEntryEditor final : public EntryEditor {
   std::optional<MdbTxn> txn_;
   std::optional<MdbEntryKeys> keys_;
   MdbEntryEncoder encoder_;
-  std::unordered_map<std::string, uint32_t> ad2i_;
-  std::vector<std::string> ad2i_names_;  // by number; [0] unused
+  MdbAd2i ad2i_;
   uint64_t last_id_ = 0;
   std::string encoded_, old_record_;
   std::vector<MdbValue> mdb_values_;

@@ -12,12 +12,6 @@
 namespace dirload::mdb {
 namespace {
 
-std::string Ad2iKey(uint32_t n) {
-  std::string k(4, '\0');
-  for (int i = 0; i < 4; ++i) k[i] = static_cast<char>(n >> (8 * i));
-  return k;
-}
-
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -42,7 +36,6 @@ Result<std::unique_ptr<MdbOnlineWriter>> MdbOnlineWriter::Open(const Schema& sch
       MdbEntryKeys keys,
       MdbEntryKeys::Create(schema, w->env_.get(), w->options_.indexes, w->options_.keys));
   w->keys_.emplace(std::move(keys));
-  w->ad2i_names_.emplace_back();  // numbers start at 1
   DIRLOAD_RETURN_IF_ERROR(w->EnsureBatch());
   w->first_load_id_ = w->last_stored_ + 1;
   w->last_load_id_ = w->last_stored_;
@@ -54,22 +47,6 @@ Result<std::unique_ptr<MdbOnlineWriter>> MdbOnlineWriter::Open(const Schema& sch
 
 MdbOnlineWriter::~MdbOnlineWriter() = default;
 
-Status MdbOnlineWriter::ReadNewAd2i() {
-  const uint32_t from = static_cast<uint32_t>(ad2i_names_.size());
-  return txn_->ScanFrom(
-      env_->ad2i(), Ad2iKey(from), [&](std::string_view k, std::string_view v) -> Result<bool> {
-        const uint64_t n = MdbDecodeId(k);
-        if (k.size() != 4 || n != ad2i_names_.size()) {
-          return Status::Corruption(env_->path() + ": ad2i: number " + std::to_string(n) +
-                                    " after " + std::to_string(ad2i_names_.size() - 1))
-              .WithOrigin(ErrorOrigin::kDatabase);
-        }
-        ad2i_names_.emplace_back(v);
-        ad2i_.emplace(std::string(v), static_cast<uint32_t>(n));
-        return true;
-      });
-}
-
 Status MdbOnlineWriter::EnsureBatch() {
   if (txn_) return Status::Ok();
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn t, env_->Begin(true));
@@ -77,7 +54,7 @@ Status MdbOnlineWriter::EnsureBatch() {
   batch_started_ = Now();
   batch_entries_ = 0;
   // What other writers committed since the last batch.
-  DIRLOAD_RETURN_IF_ERROR(ReadNewAd2i());
+  DIRLOAD_RETURN_IF_ERROR(ad2i_.ReadNew(&*txn_, env_.get()));
   std::string_view key, value;
   Status st = txn_->Last(env_->id2e(), &key, &value);
   if (st.ok()) {
@@ -112,15 +89,7 @@ Status MdbOnlineWriter::Finish() {
 }
 
 Result<uint32_t> MdbOnlineWriter::Ad2iNumber(const std::string& description) {
-  if (auto it = ad2i_.find(description); it != ad2i_.end()) return it->second;
-  // The batch read every number committed before it; LMDB lets no other
-  // writer in until it commits.
-  const auto n = static_cast<uint32_t>(ad2i_names_.size());
-  DIRLOAD_RETURN_IF_ERROR(
-      txn_->Put(env_->ad2i(), Ad2iKey(n), description, MdbPutMode::kNoOverwrite));
-  ad2i_names_.push_back(description);
-  ad2i_.emplace(description, n);
-  return n;
+  return ad2i_.Number(&*txn_, env_.get(), description);
 }
 
 std::optional<uint64_t> MdbOnlineWriter::ToStored(uint64_t id) const {
@@ -220,7 +189,7 @@ Status MdbOnlineWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_vi
 }
 
 Status MdbOnlineWriter::AddIndexKeys(uint64_t stored_id, std::string_view encoded) {
-  DIRLOAD_RETURN_IF_ERROR(keys_->Keys(encoded, ad2i_names_, &entry_keys_));
+  DIRLOAD_RETURN_IF_ERROR(keys_->Keys(encoded, ad2i_.names(), &entry_keys_));
   for (const auto& [t, key] : entry_keys_) {
     DIRLOAD_RETURN_IF_ERROR(InsertId(keys_->db(t), key, stored_id));
   }

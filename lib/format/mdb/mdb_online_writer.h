@@ -51,6 +51,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/format/mdb/mdb_ad2i.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_entry_encoder.h"
 #include "lib/format/mdb/mdb_entry_keys.h"
@@ -109,7 +110,7 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   Result<std::optional<std::string_view>> StoredEntry(uint64_t id) override;
   Result<uint64_t> StoredEntries() override;
   uint64_t last_id() const override { return last_load_id_; }
-  const std::unordered_map<std::string, uint32_t>& ad2i() const override { return ad2i_; }
+  const std::unordered_map<std::string, uint32_t>& ad2i() const override { return ad2i_.numbers(); }
 
   // Commits the batch under way. No AddEntry after it.
   Status Finish();
@@ -124,7 +125,6 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   Status EnsureBatch();
   // Raises the ancestors' nsubs, commits, and reports it.
   Status CommitBatch();
-  Status ReadNewAd2i();
   Result<uint32_t> Ad2iNumber(const std::string& description);
   // The indexes entry `stored_id` (whose id2e record is `encoded`) goes into.
   Status AddIndexKeys(uint64_t stored_id, std::string_view encoded);
@@ -145,9 +145,8 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   uint32_t batch_entries_ = 0;
   bool finished_ = false;
   MdbEntryEncoder encoder_;
-  std::unordered_map<std::string, uint32_t> ad2i_;
-  std::vector<std::string> ad2i_names_;  // by number; [0] unused
-  uint64_t first_load_id_ = 0;           // the load's IDs start here
+  MdbAd2i ad2i_;
+  uint64_t first_load_id_ = 0;  // the load's IDs start here
   uint64_t last_load_id_ = 0;
   uint64_t last_stored_ = 0;  // id2e's last key in the open batch
   // Load ID -> stored ID as runs of consecutive IDs in both: a new run

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "lib/format/mdb/mdb_ad2i.h"
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_index_keys.h"
@@ -14,12 +15,6 @@
 
 namespace dirload::mdb {
 namespace {
-
-std::string Ad2iKey(uint32_t n) {
-  std::string k(4, '\0');
-  for (int i = 0; i < 4; ++i) k[i] = static_cast<char>(n >> (8 * i));
-  return k;
-}
 
 Status UsageError(std::string msg) {
   return Status::InvalidArgument(std::move(msg)).WithOrigin(ErrorOrigin::kUsage);
@@ -173,7 +168,7 @@ Result<uint32_t> MdbLoadWriter::Ad2iNumber(const std::string& description) {
   auto it = ad2i_.find(description);
   if (it != ad2i_.end()) return it->second;
   uint32_t n = static_cast<uint32_t>(ad2i_.size()) + 1;
-  DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->ad2i(), Ad2iKey(n), description, MdbPutMode::kAppend));
+  DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->ad2i(), MdbAd2iKey(n), description, MdbPutMode::kAppend));
   ad2i_.emplace(description, n);
   return n;
 }
