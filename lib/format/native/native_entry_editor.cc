@@ -289,6 +289,7 @@ Status NativeEntryEditor::Commit() {
     return std::tie(a.index, a.key, a.sequence) < std::tie(b.index, b.key, b.sequence);
   });
   std::vector<EntryId> list;
+  std::vector<std::pair<EntryId, bool>> changes;
   for (size_t i = 0; i < owed_.size();) {
     size_t end = i;
     while (end < owed_.size() && owed_[end].index == owed_[i].index &&
@@ -297,17 +298,25 @@ Status NativeEntryEditor::Commit() {
     }
     const std::string table = specs_[owed_[i].index].table();
     DIRLOAD_ASSIGN_OR_RETURN(IdList stored, ReadIdList(store_.get(), table, owed_[i].key));
-    list = std::move(stored).TakeVector();
+    // Per ID, the last change decides (the run's order within the key); then
+    // one merge of the stored list with the IDs that come and go.
+    changes.clear();
+    for (size_t k = i; k < end; ++k) changes.emplace_back(owed_[k].id, owed_[k].add);
+    std::stable_sort(changes.begin(), changes.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    list.clear();
+    size_t at = 0;
+    const std::vector<EntryId>& was = stored.vector();
+    for (size_t k = 0; k < changes.size(); ++k) {
+      if (k + 1 < changes.size() && changes[k + 1].first == changes[k].first) continue;
+      const auto [id, add] = changes[k];
+      while (at < was.size() && was[at] < id) list.push_back(was[at++]);
+      if (at < was.size() && was[at] == id) ++at;
+      if (add) list.push_back(id);
+    }
+    list.insert(list.end(), was.begin() + static_cast<std::ptrdiff_t>(at), was.end());
     for (size_t k = i; k < end; ++k) {
-      const Owed& o = owed_[k];
-      auto at = std::lower_bound(list.begin(), list.end(), o.id);
-      if (o.add) {
-        if (at == list.end() || *at != o.id) list.insert(at, o.id);
-        ++stats_.index_ids_added;
-      } else {
-        if (at != list.end() && *at == o.id) list.erase(at);
-        ++stats_.index_ids_removed;
-      }
+      ++(owed_[k].add ? stats_.index_ids_added : stats_.index_ids_removed);
     }
     DIRLOAD_RETURN_IF_ERROR(ReplaceIdList(store_.get(), table, owed_[i].key, list));
     i = end;
