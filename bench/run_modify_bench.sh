@@ -89,15 +89,17 @@ only() {  # only KINDS FILE: the records of FILE whose changetype matches KINDS
 only "modify|delete" "$changes" > "$no_modrdn"
 only "modify" "$changes" > "$modify_only"
 clients=4
-rm -f "$changes".part*
+parts=()
+for ((c = 0; c < clients; c++)); do parts+=("$changes.part$c"); done
 awk -v n="$clients" -v out="$changes.part" 'BEGIN { RS = ""; ORS = "\n\n" }
   { print > (out ((NR - 1) % n)) }' "$changes"
 records() { grep -c '^dn:' "$1" || true; }
 [[ $(records "$changes") == $((n_modify + n_modrdn + n_delete)) &&
   $(records "$no_modrdn") == $((n_modify + n_delete)) &&
-  $(records "$modify_only") == "$n_modify" ]] ||
+  $(records "$modify_only") == "$n_modify" &&
+  $(cat "${parts[@]}" | records -) == $((n_modify + n_modrdn + n_delete)) ]] ||
   { echo "$changes: $(records "$changes") records, not $((n_modify + n_modrdn + n_delete))" >&2; exit 1; }
-cat "$changes" "$no_modrdn" "$modify_only" "$changes".part* > /dev/null
+cat "$changes" "$no_modrdn" "$modify_only" "${parts[@]}" > /dev/null
 
 conf() {  # conf DBDIR: slapd.conf of a database, with the workload indexes
   slapd_conf "$1" 17179869184 "rootdn \"$rootdn\"
@@ -163,25 +165,26 @@ stop_slapd() {
 trap stop_slapd EXIT
 
 # apply_clients PART...: one ldapmodify -c per part, side by side; fails
-# when any record failed.
+# when any record failed (client N's errors in $work/client-N.err).
 apply_clients() {
-  local part p pids=() failed=0
-  for part in "$@"; do
-    ldapmodify -c -x -H "ldap://127.0.0.1:$port" -D "$rootdn" -w secret -f "$part" \
-      > /dev/null 2> "$part.err" &
+  local n p pids=() failed=0
+  for ((n = 1; n <= $#; n++)); do
+    ldapmodify -c -x -H "ldap://127.0.0.1:$port" -D "$rootdn" -w secret -f "${!n}" \
+      > /dev/null 2> "$work/client-$n.err" &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || failed=1; done
-  for part in "$@"; do
-    if [[ -s $part.err ]]; then
-      echo "$part: $(grep -c '^ldap_' "$part.err") records failed, first: $(head -3 "$part.err")" >&2
+  for ((n = 1; n <= $#; n++)); do
+    if [[ -s $work/client-$n.err ]]; then
+      echo "${!n}: $(grep -c '^ldap_' "$work/client-$n.err") records failed, first:" \
+        "$(head -3 "$work/client-$n.err")" >&2
       failed=1
     fi
   done
   return "$failed"
 }
 export -f apply_clients
-export port rootdn
+export port rootdn work
 
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 ticks_per_s=$(getconf CLK_TCK)
@@ -265,7 +268,7 @@ for ((i = 1; i <= runs; i++)); do
       slapmodify-q)
         timed_run "$results" "modify:$job" "$db" 0 slapmodify -q -f "$db.conf" -l "$file" ;;
       ldapmodify-1) slapd_run "$results" "modify:$job" "$db" "$file" ;;
-      ldapmodify-4) slapd_run "$results" "modify:$job" "$db" "$file".part* ;;
+      ldapmodify-4) slapd_run "$results" "modify:$job" "$db" "${parts[@]}" ;;
       dirload*) timed_run "$results" "modify:$job" "$db" 0 "$dirload" modify -f "$db.conf" -l "$file" ;;
     esac
     got=$(applied "$db")
