@@ -10,7 +10,6 @@ namespace {
 
 // Mixed into the seed so that the change stream is not the directory's own.
 constexpr uint64_t kChangeStream = 0x6368616e67657331ULL;
-constexpr size_t kBlockSize = size_t{1} << 20;
 
 std::string_view Parent(std::string_view dn) {
   size_t comma = dn.find(',');
@@ -187,19 +186,10 @@ bool ChangeGenerator::Next(ldif::Record* record) {
 }
 
 Status ChangeGenerator::Generate(ldif::ByteSink* sink) {
-  const ldif::WriterOptions options{76};
+  ldif::Writer writer(sink, ldif::WriterOptions{76});
   ldif::Record record;
-  std::string buf;
-  buf.reserve(kBlockSize + (size_t{64} << 10));
-  while (Next(&record)) {
-    ldif::AppendRecord(record, options, &buf);
-    if (buf.size() >= kBlockSize) {
-      DIRLOAD_RETURN_IF_ERROR(sink->Write(buf));
-      buf.clear();
-    }
-  }
-  if (!buf.empty()) DIRLOAD_RETURN_IF_ERROR(sink->Write(buf));
-  return Status::Ok();
+  while (Next(&record)) DIRLOAD_RETURN_IF_ERROR(writer.Write(record));
+  return writer.Flush();
 }
 
 Status GenerateChangeFile(const GeneratorOptions& options, const ChangeCounts& counts,
