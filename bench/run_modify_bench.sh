@@ -135,7 +135,8 @@ fi
 jobs=(slapmodify slapmodify-q ldapmodify-1 ldapmodify-4)
 # A dirload without the command answers `modify --help` with its general
 # help (status 0), so the usage line is what tells.
-if "$dirload" modify --help 2>&1 | grep -Eq '^Usage: .* modify( |$)'; then
+modify_help=$("$dirload" modify --help 2>&1 || true)
+if grep -Eq '^Usage: .* modify( |$)' <<< "$modify_help"; then
   jobs+=(dirload dirload-no-modrdn)
 else
   echo "dirload modify: not in $dirload ('dirload modify --help' shows no modify usage):" \
