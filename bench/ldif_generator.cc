@@ -638,6 +638,12 @@ const std::vector<std::string> kWorkloadIndexLines = {
     "postalCode eq",
 };
 
+std::vector<std::string_view> WorkloadTitles() {
+  std::vector<std::string_view> titles;
+  for (const Title& title : kTitles) titles.push_back(title.name);
+  return titles;
+}
+
 Status GenerateLdifFile(const GeneratorOptions& options, const std::string& path, bool gzip) {
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<LdifGenerator> generator,
                            LdifGenerator::Create(options));

@@ -67,6 +67,10 @@ class LdifGenerator;
 // benchmark scripts.
 extern const std::vector<std::string> kWorkloadIndexLines;
 
+// The job titles people are given (each person's title is one of them), in
+// the generator's order; change records draw new titles from them.
+std::vector<std::string_view> WorkloadTitles();
+
 // Writes the whole workload of `options` to the file at `path` ("-": stdout),
 // gzip-compressed when `gzip`; the file is closed even after a failed write.
 [[nodiscard]] Status GenerateLdifFile(const GeneratorOptions& options, const std::string& path,

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "bench/change_generator.h"
 #include "bench/ldif_generator.h"
 #include "ldif/byte_source.h"
 #include "ldif/reader.h"
@@ -269,6 +270,23 @@ TEST_CASE("the workload is pinned: seed 1, 500 entries") {
   CAPTURE(text.size());
   CHECK(text.size() == 592733);
   CHECK(Fnv1a(text) == 0xb105184aab1771b1ULL);
+}
+
+TEST_CASE("the change workload is pinned: seed 1, 500 entries, 60/20/20") {
+  // The same holds for the change records of dirload-gen --changes.
+  ChangeCounts counts;
+  counts.modify = 60;
+  counts.modrdn = 20;
+  counts.del = 20;
+  Result<std::unique_ptr<ChangeGenerator>> generator =
+      ChangeGenerator::Create(GeneratorOptions{500, 1}, counts);
+  REQUIRE_MESSAGE(generator.ok(), generator.status().ToString());
+  std::string text;
+  ldif::Record record;
+  while ((*generator)->Next(&record)) ldif::AppendRecord(record, ldif::WriterOptions{76}, &text);
+  CAPTURE(text.size());
+  CHECK(text.size() == 18087);
+  CHECK(Fnv1a(text) == 0x239282b973ca1a06ULL);
 }
 
 TEST_CASE("other suffixes shape the top entry and the mail domain") {
