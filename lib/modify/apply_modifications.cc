@@ -133,7 +133,9 @@ Status DeleteValues(const Schema& schema, const Modification& m, const Target& t
   size_t out = first;
   for (size_t j = first; j < values->size(); ++j) {
     if (j < last && gone[j - first]) continue;
-    (*values)[out++] = std::move((*values)[j]);
+    // Not onto itself: a string moved onto itself may be left empty.
+    if (out != j) (*values)[out] = std::move((*values)[j]);
+    ++out;
   }
   values->resize(out);
   return Status::Ok();
