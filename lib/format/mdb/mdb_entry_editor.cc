@@ -189,14 +189,21 @@ Status MdbEntryEditor::OweKeys(EntryId id, std::string_view old_record,
                                std::string_view new_record) {
   if (keys_->empty()) return Status::Ok();
   ++sequence_;
+  // A rewritten entry: only its changed attributes' keys can differ.
+  const std::vector<uint8_t>* only = nullptr;
+  if (!old_record.empty() && !new_record.empty()) {
+    DIRLOAD_RETURN_IF_ERROR(MdbEntryKeys::ChangedAttributes(old_record, new_record, &changed_));
+    only = &changed_;
+  }
   old_owned_.clear();
   if (!old_record.empty()) {
-    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(old_record, ad2i_.names(), &old_keys_));
+    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(old_record, ad2i_.names(), &old_keys_, only));
     for (const auto& [t, k] : old_keys_) old_owned_.emplace_back(t, std::string(k));
   }
   new_keys_.clear();
-  if (!new_record.empty())
-    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_.names(), &new_keys_));
+  if (!new_record.empty()) {
+    DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_.names(), &new_keys_, only));
+  }
   // Both sorted by (index, key): one merge finds what each side lacks.
   using Key = std::pair<uint32_t, std::string_view>;
   size_t i = 0, j = 0;

@@ -98,6 +98,7 @@ class MdbEntryEditor final : public EntryEditor {
   std::vector<MdbValue> mdb_values_;
   std::vector<std::pair<uint32_t, std::string_view>> old_keys_, new_keys_;
   std::vector<std::pair<uint32_t, std::string>> old_owned_;
+  std::vector<uint8_t> changed_;  // OweKeys': by ad2i number
   // What the index keys owe: (index, key, sequence, ID, add?).
   struct Owed {
     uint32_t index;

@@ -36,14 +36,46 @@ const std::vector<uint32_t>& MdbEntryKeys::Route(uint32_t adx,
   return *routes_[adx];
 }
 
+Status MdbEntryKeys::ChangedAttributes(std::string_view old_record, std::string_view new_record,
+                                       std::vector<uint8_t>* changed) {
+  MdbEntryView a, b;
+  DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(old_record, &a, MdbEntryChecks::kBounds));
+  DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(new_record, &b, MdbEntryChecks::kBounds));
+  changed->clear();
+  auto mark = [&](uint32_t adx) {
+    if (changed->size() <= adx) changed->resize(adx + 1, 0);
+    (*changed)[adx] = 1;
+  };
+  // Records are few: the quadratic pairing costs less than a map.
+  for (const MdbAttributeView& x : a.attributes) {
+    const MdbAttributeView* y = nullptr;
+    for (const MdbAttributeView& c : b.attributes) {
+      if (c.adx == x.adx) y = &c;
+    }
+    if (y == nullptr || !std::ranges::equal(a.Normalized(x), b.Normalized(*y)) ||
+        !std::ranges::equal(a.Values(x), b.Values(*y))) {
+      mark(x.adx);
+    }
+  }
+  for (const MdbAttributeView& y : b.attributes) {
+    if (std::none_of(a.attributes.begin(), a.attributes.end(),
+                     [&](const MdbAttributeView& x) { return x.adx == y.adx; })) {
+      mark(y.adx);
+    }
+  }
+  return Status::Ok();
+}
+
 Status MdbEntryKeys::Keys(std::string_view encoded, const std::vector<std::string>& ad2i_names,
-                          std::vector<std::pair<uint32_t, std::string_view>>* out) {
+                          std::vector<std::pair<uint32_t, std::string_view>>* out,
+                          const std::vector<uint8_t>* only) {
   out->clear();
   if (targets_.empty()) return Status::Ok();
   DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(encoded, &view_, MdbEntryChecks::kBounds));
   keys_.clear();
   tables_.clear();
   for (const MdbAttributeView& a : view_.attributes) {
+    if (only != nullptr && (a.adx >= only->size() || (*only)[a.adx] == 0)) continue;
     for (uint32_t t : Route(a.adx, ad2i_names)) {
       targets_[t].keys.AddKeys(view_.Normalized(a), &keys_);
       tables_.resize(keys_.size(), t);

@@ -36,10 +36,17 @@ class MdbEntryKeys {
   MdbDb db(uint32_t index) const { return targets_[index].db; }
 
   // The (index, key) pairs of the entry whose id2e record is `encoded`, each
-  // once, sorted; `ad2i_names` names the record's description numbers. The
-  // views stay valid until the next call.
+  // once, sorted; `ad2i_names` names the record's description numbers. With
+  // `only`, of the attributes whose ad2i number it marks. The views stay
+  // valid until the next call.
   Status Keys(std::string_view encoded, const std::vector<std::string>& ad2i_names,
-              std::vector<std::pair<uint32_t, std::string_view>>* out);
+              std::vector<std::pair<uint32_t, std::string_view>>* out,
+              const std::vector<uint8_t>* only = nullptr);
+  // Marks in *changed (by ad2i number) the attributes whose values or
+  // normalized copies differ between two records of one entry: the only
+  // ones whose keys can differ.
+  static Status ChangedAttributes(std::string_view old_record, std::string_view new_record,
+                                  std::vector<uint8_t>* changed);
 
  private:
   MdbEntryKeys(const Schema& schema, std::vector<IndexSpec> indexes)
