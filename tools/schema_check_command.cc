@@ -50,7 +50,8 @@ CommandRunner RegisterSchemaCheck(CLI::App* app) {
       "schema-check",
       "check every entry of a database against the schema given now (slapschema): "
       "attribute types defined, values valid for their syntax, one structural object class "
-      "chain, MUST and MAY, SINGLE-VALUE. Each entry that does not conform is listed on "
+      "chain, MUST and MAY, SINGLE-VALUE, the stored structuralObjectClass and the RDN's "
+      "values (in slapd's order). Each entry that does not conform is listed on "
       "stdout as slapschema lists it ('# (CODE) reason' and its DN); exit 1 when there is "
       "one. Unlike slapschema, values the syntax no longer allows and attributes the schema "
       "no longer defines are reported too");
