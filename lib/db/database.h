@@ -5,8 +5,8 @@
 // finish, naming `dirload recover`. It knows the schema and the index
 // configuration in force. Reading goes through the format's reader
 // (lib/format/format.h): every entry, a search, a report. Writing is a
-// LoadJob (load_job.h) begun here, or an index rebuild planned and run here
-// (index_job.h).
+// LoadJob (load_job.h) begun here, an index rebuild planned and run here
+// (index_job.h), or the format's editor of a modify run (modify_job.h).
 //
 // Thread safety: one thread. Concurrent readers open a Database each.
 #pragma once
