@@ -315,14 +315,38 @@ Status MdbEntryEditor::Commit() {
   std::sort(owed_.begin(), owed_.end(), [](const Owed& a, const Owed& b) {
     return std::tie(a.index, a.key, a.sequence) < std::tie(b.index, b.key, b.sequence);
   });
-  for (const Owed& o : owed_) {
-    if (o.add) {
-      DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, keys_->db(o.index), o.key, o.id));
-      ++stats_.index_ids_added;
-    } else {
-      DIRLOAD_RETURN_IF_ERROR(DeleteIndexId(&*txn_, keys_->db(o.index), o.key, o.id));
-      ++stats_.index_ids_removed;
+  for (size_t i = 0; i < owed_.size();) {
+    size_t end = i;
+    uint64_t adds = 0;
+    while (end < owed_.size() && owed_[end].index == owed_[i].index &&
+           owed_[end].key == owed_[i].key) {
+      adds += owed_[end].add ? 1 : 0;
+      ++end;
     }
+    const MdbDb db = keys_->db(owed_[i].index);
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn::DupRange have, txn_->Dups(db, owed_[i].key));
+    // A list that stays one whatever the order (it cannot reach the range
+    // threshold) takes its IDs and gives them up directly; a range, or a
+    // list that may become one, follows back-mdb's rules change by change.
+    const bool stays_list =
+        (have.count == 0 || MdbDecodeId(have.first) != 0) && have.count + adds <= kMdbMaxIdsPerKey;
+    for (size_t k = i; k < end; ++k) {
+      const Owed& o = owed_[k];
+      if (stays_list) {
+        Status s = o.add ? txn_->Put(db, o.key, MdbIdBytes(o.id), MdbPutMode::kNoOverwrite)
+                         : txn_->DeleteDup(db, o.key, MdbIdBytes(o.id));
+        if (!s.ok() && s.code() != StatusCode::kAlreadyExists &&
+            s.code() != StatusCode::kNotFound) {
+          return s;
+        }
+      } else if (o.add) {
+        DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, db, o.key, o.id));
+      } else {
+        DIRLOAD_RETURN_IF_ERROR(DeleteIndexId(&*txn_, db, o.key, o.id));
+      }
+      ++(o.add ? stats_.index_ids_added : stats_.index_ids_removed);
+    }
+    i = end;
   }
   owed_.clear();
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
