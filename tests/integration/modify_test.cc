@@ -379,6 +379,57 @@ TEST_CASE("modify: killed midway, nothing of the run is in the database") {
   CHECK_MESSAGE(verified.exit_code == 0, verified.Describe());
 }
 
+// Where dirload differs from slapd on purpose. A value whose substring key
+// "comm" makes the key pass 65,535 IDs turns it into a range; back-mdb
+// 2.5.13 (idl.c mdb_idl_insert_keys) then files the value's later keys
+// under the range's upper bound instead of the entry's ID. dirload files
+// the entry's own ID: its database verifies clean, slapd's does not.
+TEST_CASE("modify: a key that becomes a range keeps the entry's ID under the value's other keys") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat", "slapd", "ldapmodify");
+  TempDir t;
+  const std::vector<std::string> indexes = {"objectClass eq", "description sub"};
+  testing::OracleDb mine = testing::MakeOracleDb(t, "dirload", "", indexes, 1073741824);
+  testing::OracleDb theirs = testing::MakeOracleDb(t, "slapd", "", indexes, 1073741824);
+  std::string base =
+      "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\no: Example\n"
+      "dc: example\n\ndn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\n"
+      "ou: people\n\n"
+      // Below the IDs that follow: a range's upper bound is not its ID.
+      "dn: cn=first,ou=people,dc=example,dc=com\nobjectClass: person\ncn: first\nsn: s\n\n";
+  // 65,535 descriptions starting "comm": the key's list is full.
+  for (int i = 0; i < 65535; ++i) {
+    const std::string n = std::to_string(i);
+    base += "dn: cn=p" + n + ",ou=people,dc=example,dc=com\nobjectClass: person\ncn: p" + n +
+            "\nsn: s\ndescription: comm" + n + "\n\n";
+  }
+  testing::ProcessResult r =
+      testing::RunSlapadd({"-q", "-f", mine.conf, "-l", t.Write("base.ldif", base)});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  std::filesystem::copy_file(mine.dir + "/data.mdb", theirs.dir + "/data.mdb");
+  const std::string change =
+      t.Write("change.ldif",
+              "dn: cn=first,ou=people,dc=example,dc=com\nchangetype: modify\nadd: description\n"
+              "description: commonplace zebra\n-\n\n");
+  RunResult applied = RunDirload({"modify", "-f", mine.conf, "-l", change, "--progress", "never"});
+  REQUIRE_MESSAGE(applied.exit_code == 0, applied.Describe());
+  {
+    testing::Slapd slapd(t, "slapd", theirs.conf);
+    r = testing::RunLdapClient("ldapmodify", slapd.url(), change);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
+  }
+  RunResult clean = RunDirload({"verify", "-f", mine.conf, "description"});
+  CHECK_MESSAGE(clean.exit_code == 0, clean.Describe());
+  CHECK(clean.out.find("ranges: complete and clean") != std::string::npos);
+  // slapd's: the entry is missing from the value's other substring keys,
+  // and the range's upper bound stands there instead.
+  RunResult wrong = RunDirload({"verify", "-f", theirs.conf, "description"});
+  CHECK(wrong.exit_code == 1);
+  CHECK_MESSAGE(wrong.out.find("of 'commonplace zebra', entry 3 (cn=first,") != std::string::npos,
+                wrong.out);
+  CHECK_MESSAGE(wrong.out.find("entry 65538 (cn=p65534,") != std::string::npos, wrong.out);
+}
+
 // A native database loaded from the same entries, changed by the same
 // records, holds what slapd's holds after ldapmodify (the values each run
 // makes aside), its indexes verified clean. Then a run killed midway is
