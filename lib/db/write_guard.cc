@@ -30,8 +30,12 @@ Result<WriteGuard> WriteGuard::BeginLoad(const std::string& dir, Backend backend
       return store.status();
     }
   }
+  return MarkNative(dir, kind, /*copy=*/kind == WorkKind::kAppend);
+}
+
+Result<WriteGuard> WriteGuard::MarkNative(const std::string& dir, WorkKind kind, bool copy) {
   WriteGuard guard(dir, kind);
-  if (kind == WorkKind::kAppend) {
+  if (copy) {
     const auto start = std::chrono::steady_clock::now();
     DIRLOAD_ASSIGN_OR_RETURN(guard.copied_bytes_, TakeUndoCopy(dir));
     guard.copy_seconds_ =
@@ -53,21 +57,7 @@ Result<WriteGuard> WriteGuard::BeginModify(const std::string& dir) {
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<PendingWork> pending, ReadPendingWork(dir));
   if (pending) return PendingWorkError(dir, *pending);
   DIRLOAD_RETURN_IF_ERROR(RemoveUndoCopy(dir));
-  WriteGuard guard(dir, WorkKind::kModify);
-  const auto start = std::chrono::steady_clock::now();
-  DIRLOAD_ASSIGN_OR_RETURN(guard.copied_bytes_, TakeUndoCopy(dir));
-  guard.copy_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  PendingWork work;
-  work.kind = WorkKind::kModify;
-  work.format = DatabaseFormat::kNative;
-  work.command = ProcessCommandLine();
-  Status marked = BeginPendingWork(dir, work);
-  if (!marked.ok()) {
-    (void)RemoveUndoCopy(dir);
-    return marked;
-  }
-  return guard;
+  return MarkNative(dir, WorkKind::kModify, /*copy=*/true);
 }
 
 Result<WriteGuard> WriteGuard::BeginIndex(const std::string& dir, DatabaseFormat format,

@@ -52,6 +52,8 @@ class WriteGuard {
 
  private:
   WriteGuard(std::string dir, WorkKind kind) : dir_(std::move(dir)), kind_(kind) {}
+  // The undo copy when `copy`, then the synced pending-work mark of `kind`.
+  static Result<WriteGuard> MarkNative(const std::string& dir, WorkKind kind, bool copy);
   std::string dir_;
   WorkKind kind_;
   uint64_t copied_bytes_ = 0;
