@@ -1,7 +1,6 @@
 #include "lib/format/mdb/mdb_entry_editor.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_index_keys.h"
@@ -188,40 +187,25 @@ Status MdbEntryEditor::Encode(EntryId id, std::span<const Value> values) {
 Status MdbEntryEditor::OweKeys(EntryId id, std::string_view old_record,
                                std::string_view new_record) {
   if (keys_->empty()) return Status::Ok();
-  ++sequence_;
   // A rewritten entry: only its changed attributes' keys can differ.
   const std::vector<uint8_t>* only = nullptr;
   if (!old_record.empty() && !new_record.empty()) {
     DIRLOAD_RETURN_IF_ERROR(MdbEntryKeys::ChangedAttributes(old_record, new_record, &changed_));
     only = &changed_;
   }
+  // The old keys are copied: the next Keys() call reuses their buffer.
   old_owned_.clear();
   if (!old_record.empty()) {
     DIRLOAD_RETURN_IF_ERROR(keys_->Keys(old_record, ad2i_.names(), &old_keys_, only));
     for (const auto& [t, k] : old_keys_) old_owned_.emplace_back(t, std::string(k));
   }
+  old_keys_.clear();
+  for (const auto& [t, k] : old_owned_) old_keys_.emplace_back(t, k);
   new_keys_.clear();
   if (!new_record.empty()) {
     DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_.names(), &new_keys_, only));
   }
-  // Both sorted by (index, key): one merge finds what each side lacks.
-  using Key = std::pair<uint32_t, std::string_view>;
-  size_t i = 0, j = 0;
-  while (i < old_owned_.size() || j < new_keys_.size()) {
-    const Key old_key =
-        i < old_owned_.size() ? Key(old_owned_[i].first, old_owned_[i].second) : Key();
-    if (i < old_owned_.size() && j < new_keys_.size() && old_key == new_keys_[j]) {
-      ++i;
-      ++j;
-    } else if (j == new_keys_.size() || (i < old_owned_.size() && old_key < new_keys_[j])) {
-      owed_.push_back(Owed{old_key.first, old_owned_[i].second, sequence_, id, false});
-      ++i;
-    } else {
-      owed_.push_back(
-          Owed{new_keys_[j].first, std::string(new_keys_[j].second), sequence_, id, true});
-      ++j;
-    }
-  }
+  owed_.Record(id, old_keys_, new_keys_);
   return Status::Ok();
 }
 
@@ -312,43 +296,34 @@ Status MdbEntryEditor::Move(EntryId id, EntryId new_parent, std::string_view nrd
 }
 
 Status MdbEntryEditor::Commit() {
-  std::sort(owed_.begin(), owed_.end(), [](const Owed& a, const Owed& b) {
-    return std::tie(a.index, a.key, a.sequence) < std::tie(b.index, b.key, b.sequence);
-  });
-  for (size_t i = 0; i < owed_.size();) {
-    size_t end = i;
-    uint64_t adds = 0;
-    while (end < owed_.size() && owed_[end].index == owed_[i].index &&
-           owed_[end].key == owed_[i].key) {
-      adds += owed_[end].add ? 1 : 0;
-      ++end;
-    }
-    const MdbDb db = keys_->db(owed_[i].index);
-    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn::DupRange have, txn_->Dups(db, owed_[i].key));
+  DIRLOAD_RETURN_IF_ERROR(owed_.Settle([&](std::span<const OwedKeys::Change> changes) -> Status {
+    const std::string& key = changes.front().key;
+    const MdbDb db = keys_->db(changes.front().index);
+    const auto adds = static_cast<uint64_t>(std::count_if(
+        changes.begin(), changes.end(), [](const OwedKeys::Change& c) { return c.add; }));
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn::DupRange have, txn_->Dups(db, key));
     // A list that stays one whatever the order (it cannot reach the range
     // threshold) takes its IDs and gives them up directly; a range, or a
     // list that may become one, follows back-mdb's rules change by change.
     const bool stays_list =
         (have.count == 0 || MdbDecodeId(have.first) != 0) && have.count + adds <= kMdbMaxIdsPerKey;
-    for (size_t k = i; k < end; ++k) {
-      const Owed& o = owed_[k];
+    for (const OwedKeys::Change& o : changes) {
       if (stays_list) {
-        Status s = o.add ? txn_->Put(db, o.key, MdbIdBytes(o.id), MdbPutMode::kNoOverwrite)
-                         : txn_->DeleteDup(db, o.key, MdbIdBytes(o.id));
+        Status s = o.add ? txn_->Put(db, key, MdbIdBytes(o.id), MdbPutMode::kNoOverwrite)
+                         : txn_->DeleteDup(db, key, MdbIdBytes(o.id));
         if (!s.ok() && s.code() != StatusCode::kAlreadyExists &&
             s.code() != StatusCode::kNotFound) {
           return s;
         }
       } else if (o.add) {
-        DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, db, o.key, o.id));
+        DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, db, key, o.id));
       } else {
-        DIRLOAD_RETURN_IF_ERROR(DeleteIndexId(&*txn_, db, o.key, o.id));
+        DIRLOAD_RETURN_IF_ERROR(DeleteIndexId(&*txn_, db, key, o.id));
       }
       ++(o.add ? stats_.index_ids_added : stats_.index_ids_removed);
     }
-    i = end;
-  }
-  owed_.clear();
+    return Status::Ok();
+  }));
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
   txn_.reset();
   return Status::Ok();

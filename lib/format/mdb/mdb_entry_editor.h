@@ -37,6 +37,7 @@
 #include "lib/format/mdb/mdb_entry_encoder.h"
 #include "lib/format/mdb/mdb_entry_keys.h"
 #include "lib/format/mdb/mdb_env.h"
+#include "lib/format/owed_keys.h"
 #include "lib/index/index_spec.h"
 
 namespace dirload {
@@ -99,16 +100,7 @@ class MdbEntryEditor final : public EntryEditor {
   std::vector<std::pair<uint32_t, std::string_view>> old_keys_, new_keys_;
   std::vector<std::pair<uint32_t, std::string>> old_owned_;
   std::vector<uint8_t> changed_;  // OweKeys': by ad2i number
-  // What the index keys owe: (index, key, sequence, ID, add?).
-  struct Owed {
-    uint32_t index;
-    std::string key;
-    uint64_t sequence;
-    uint64_t id;
-    bool add;
-  };
-  std::vector<Owed> owed_;
-  uint64_t sequence_ = 0;
+  OwedKeys owed_;
   MdbEntryView view_;
   Stats stats_;
 };

@@ -1,7 +1,6 @@
 #include "lib/format/native/native_entry_editor.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "lib/format/native/native_indexer.h"
 #include "lib/idl/idl_store.h"
@@ -168,24 +167,17 @@ Status NativeEntryEditor::Keys(EntryId id, std::string_view record,
 Status NativeEntryEditor::OweKeys(EntryId id, std::string_view old_record,
                                   std::string_view new_record) {
   if (specs_.empty()) return Status::Ok();
-  ++sequence_;
   old_keys_.clear();
   new_keys_.clear();
   if (!old_record.empty()) DIRLOAD_RETURN_IF_ERROR(Keys(id, old_record, &old_keys_));
   if (!new_record.empty()) DIRLOAD_RETURN_IF_ERROR(Keys(id, new_record, &new_keys_));
-  size_t i = 0, j = 0;
-  while (i < old_keys_.size() || j < new_keys_.size()) {
-    if (i < old_keys_.size() && j < new_keys_.size() && old_keys_[i] == new_keys_[j]) {
-      ++i;
-      ++j;
-    } else if (j == new_keys_.size() || (i < old_keys_.size() && old_keys_[i] < new_keys_[j])) {
-      owed_.push_back(Owed{old_keys_[i].first, old_keys_[i].second, sequence_, id, false});
-      ++i;
-    } else {
-      owed_.push_back(Owed{new_keys_[j].first, new_keys_[j].second, sequence_, id, true});
-      ++j;
-    }
-  }
+  auto views = [](const std::vector<std::pair<uint32_t, std::string>>& keys) {
+    std::vector<OwedKeys::Key> out;
+    out.reserve(keys.size());
+    for (const auto& [t, k] : keys) out.emplace_back(t, k);
+    return out;
+  };
+  owed_.Record(id, views(old_keys_), views(new_keys_));
   return Status::Ok();
 }
 
@@ -285,23 +277,15 @@ Status NativeEntryEditor::Move(EntryId id, EntryId new_parent, std::string_view 
 }
 
 Status NativeEntryEditor::Commit() {
-  std::sort(owed_.begin(), owed_.end(), [](const Owed& a, const Owed& b) {
-    return std::tie(a.index, a.key, a.sequence) < std::tie(b.index, b.key, b.sequence);
-  });
   std::vector<EntryId> list;
   std::vector<std::pair<EntryId, bool>> changes;
-  for (size_t i = 0; i < owed_.size();) {
-    size_t end = i;
-    while (end < owed_.size() && owed_[end].index == owed_[i].index &&
-           owed_[end].key == owed_[i].key) {
-      ++end;
-    }
-    const std::string table = specs_[owed_[i].index].table();
-    DIRLOAD_ASSIGN_OR_RETURN(IdList stored, ReadIdList(store_.get(), table, owed_[i].key));
+  DIRLOAD_RETURN_IF_ERROR(owed_.Settle([&](std::span<const OwedKeys::Change> owed) -> Status {
+    const std::string table = specs_[owed.front().index].table();
+    DIRLOAD_ASSIGN_OR_RETURN(IdList stored, ReadIdList(store_.get(), table, owed.front().key));
     // Per ID, the last change decides (the run's order within the key); then
     // one merge of the stored list with the IDs that come and go.
     changes.clear();
-    for (size_t k = i; k < end; ++k) changes.emplace_back(owed_[k].id, owed_[k].add);
+    for (const OwedKeys::Change& o : owed) changes.emplace_back(o.id, o.add);
     std::stable_sort(changes.begin(), changes.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     list.clear();
@@ -315,13 +299,11 @@ Status NativeEntryEditor::Commit() {
       if (add) list.push_back(id);
     }
     list.insert(list.end(), was.begin() + static_cast<std::ptrdiff_t>(at), was.end());
-    for (size_t k = i; k < end; ++k) {
-      ++(owed_[k].add ? stats_.index_ids_added : stats_.index_ids_removed);
+    for (const OwedKeys::Change& o : owed) {
+      ++(o.add ? stats_.index_ids_added : stats_.index_ids_removed);
     }
-    DIRLOAD_RETURN_IF_ERROR(ReplaceIdList(store_.get(), table, owed_[i].key, list));
-    i = end;
-  }
-  owed_.clear();
+    return ReplaceIdList(store_.get(), table, owed.front().key, list);
+  }));
   if (dictionary_.size() != dictionary_saved_) {
     DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_.get(), dictionary_));
     dictionary_saved_ = dictionary_.size();

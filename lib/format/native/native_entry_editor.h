@@ -28,6 +28,7 @@
 #include "lib/entry/entry_codec.h"
 #include "lib/format/entry_editor.h"
 #include "lib/format/native/database_meta.h"
+#include "lib/format/owed_keys.h"
 #include "lib/index/entry_key_maker.h"
 #include "lib/index/index_spec.h"
 #include "lib/store/store.h"
@@ -88,15 +89,7 @@ class NativeEntryEditor final : public EntryEditor {
   std::unordered_map<EntryId, std::string> sort_keys_;
   std::string encoded_, buffer_;
   std::vector<std::pair<uint32_t, std::string>> old_keys_, new_keys_;
-  struct Owed {
-    uint32_t index;
-    std::string key;
-    uint64_t sequence;
-    EntryId id;
-    bool add;
-  };
-  std::vector<Owed> owed_;
-  uint64_t sequence_ = 0;
+  OwedKeys owed_;
   Stats stats_;
 };
 
