@@ -4,8 +4,10 @@
 // environment, an LMDB user that starts (slapcat here, slapd alike) waits for
 // it instead of opening the file being replaced.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -195,13 +197,33 @@ std::string People(const std::string& ou, const std::string& prefix, int n) {
   return ldif;
 }
 
-// Waits until `program` has DIR's environment open, while `child` runs.
-bool SeenHolding(const std::string& dir, const std::string& program, testing::ChildProcess* child) {
+// The process holding DIR/lock.mdb's first byte in a way that conflicts
+// with a lock of `type`: F_WRLCK finds any user of the environment, F_RDLCK
+// only one that holds it exclusively (dirload's EnvironmentHold).
+std::optional<std::string> LockHolder(const std::string& dir, short type) {
+  const int fd = ::open((dir + "/lock.mdb").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct flock l {};
+  l.l_type = type;
+  l.l_whence = SEEK_SET;
+  l.l_start = 0;
+  l.l_len = 1;
+  const bool asked = ::fcntl(fd, F_GETLK, &l) == 0;
+  ::close(fd);
+  if (!asked || l.l_type == F_UNLCK) return std::nullopt;
+  return testing::ReadFile("/proc/" + std::to_string(l.l_pid) + "/comm");
+}
+
+// Waits until `program` has DIR's environment open (held exclusively when
+// `exclusively`), while `child` runs. dirload opens the environment briefly
+// to learn its format before it takes the exclusive hold; a slapadd started
+// in that moment is one dirload rightly refuses, so the test waits for the
+// hold itself.
+bool SeenHolding(const std::string& dir, const std::string& program, testing::ChildProcess* child,
+                 bool exclusively) {
   for (int i = 0; i < 5000 && child->Running(); ++i) {
-    Result<std::optional<std::string>> user = LmdbEnvironmentUser(dir);
-    if (user.ok() && user->has_value() && (*user)->find("(" + program + ")") != std::string::npos) {
-      return true;
-    }
+    std::optional<std::string> name = LockHolder(dir, exclusively ? F_RDLCK : F_WRLCK);
+    if (name && name->rfind(program, 0) == 0) return true;
     testing::SleepSeconds(0.002);
   }
   return false;
@@ -246,7 +268,8 @@ TEST_CASE("slapadd beside dirload add: the second waits or is refused, neither l
   {
     std::ofstream feed(fifo);  // opens once slapadd opens its end
     feed << a.substr(0, half) << std::flush;
-    REQUIRE_MESSAGE(SeenHolding(dir, "slapadd", &slapadd), "slapadd ended before it was seen");
+    REQUIRE_MESSAGE(SeenHolding(dir, "slapadd", &slapadd, false),
+                    "slapadd ended before it was seen");
     const std::string b = t.Write("b.ldif", People("b", "b", 50));
     RunResult refused = RunDirload({"add", "-f", conf, "-l", b, "--progress", "never"});
     CHECK_MESSAGE(refused.exit_code == 3, refused.Describe());
@@ -268,7 +291,8 @@ TEST_CASE("slapadd beside dirload add: the second waits or is refused, neither l
                              t.Write("c.ldif", People("c", "c", 30000)), "--progress", "never"},
                             t.File("add.out"), t.File("add.err"), &error),
                   error);
-  REQUIRE_MESSAGE(SeenHolding(dir, "dirload", &add), "dirload ended before it was seen holding");
+  REQUIRE_MESSAGE(SeenHolding(dir, "dirload", &add, true),
+                  "dirload ended before it was seen holding");
   testing::ChildProcess late;
   REQUIRE_MESSAGE(late.Start({testing::FindProgram("slapadd"), "-f", conf, "-l",
                               t.Write("d.ldif", People("d", "d", 20))},
