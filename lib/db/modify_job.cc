@@ -441,6 +441,7 @@ Result<ModifySummary> ModifyDatabase(Database* db, const ModifyOptions& options)
   if (pending.has_value()) return PendingWorkError(db->dir(), *pending);
   DIRLOAD_ASSIGN_OR_RETURN(std::string nsuffix, NormalizeDn(*schema, db->config().suffix));
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<EntryEditor> editor, db->BeginEdit());
+  if (options.index_batch > 0) editor->SetIndexBatch(options.index_batch);
   Job job(db, options, schema, std::move(editor), std::move(nsuffix));
   return job.Run();
 }

@@ -10,8 +10,7 @@
 // the same operation (an add gets all of them; a modify and a modrdn a new
 // entryCSN, modifiersName and modifyTimestamp; createTimestamp and
 // entryUUID stay). The format's editor (lib/format/entry_editor.h) writes
-// it, and the index keys of the whole run are applied at the end in key
-// order.
+// it, and the index keys follow in key order, a batch at a time.
 //
 // A record refused stops the run and nothing is written, unless keep_going:
 // then the record goes to the reject file with its reason and the run goes
@@ -39,6 +38,7 @@ struct ModifyOptions {
   std::string reject_file;   // the records refused under -c, each after its reason
   bool dry_run = false;      // -u
   bool subtree = false;      // --subtree: a delete takes the entry's subtree with it
+  size_t index_batch = 0;    // (key, ID) changes held before applying; 0: the editor's
   int sid = 0;               // -S: the server ID of the entryCSNs made
   bool context_csn = false;  // -w: the suffix entry's contextCSN follows
   ProgressSink* progress = nullptr;

@@ -33,6 +33,9 @@ class GuardedEditor final : public EntryEditor {
               std::string_view rdn) override {
     return inner_->Move(id, new_parent, nrdn, rdn);
   }
+  void SetIndexBatch(size_t pairs) override {
+    if (inner_) inner_->SetIndexBatch(pairs);
+  }
   Status Commit() override {
     DIRLOAD_RETURN_IF_ERROR(inner_->Commit());
     stats_ = inner_->stats();

@@ -43,6 +43,8 @@ class EntryEditor {
   struct Stats {
     uint64_t index_ids_added = 0;    // (key, ID) pairs written
     uint64_t index_ids_removed = 0;  // (key, ID) pairs taken out
+    double index_seconds = 0;        // Commit(): the owed keys applied
+    double commit_seconds = 0;       // Commit(): made durable
   };
 
   virtual ~EntryEditor() = default;
@@ -65,6 +67,10 @@ class EntryEditor {
   // `new_parent`, keeping every ID. Its values are Replace()d apart.
   virtual Status Move(EntryId id, EntryId new_parent, std::string_view nrdn,
                       std::string_view rdn) = 0;
+  // How many (key, ID) changes are held before they are applied in key
+  // order (a bigger batch touches each key less often; a smaller one holds
+  // less memory). Each key's changes keep the run's order either way.
+  virtual void SetIndexBatch(size_t pairs) = 0;
   // Applies what the index keys owe, in key order, and makes everything
   // durable at once.
   virtual Status Commit() = 0;

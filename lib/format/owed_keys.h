@@ -1,10 +1,10 @@
 // OwedKeys: what a run of entry edits (`dirload modify`) owes the index
-// lists, kept apart from the lists until the run ends. Each change records
-// the (index, key) pairs of the entry's old values that its new values lack
-// (the entry's ID leaves those keys) and the reverse (it joins them); at
-// the end the whole run's pairs come out key by key, each key's changes in
-// the order of the run, so that a format applies them as its own sequence
-// of operations would have left each key. Both editors use it
+// lists, kept apart from the lists until a batch is full or the run ends.
+// Each change records the (index, key) pairs of the entry's old values that
+// its new values lack (the entry's ID leaves those keys) and the reverse (it
+// joins them); then the batch's pairs come out key by key, each key's
+// changes in the order of the run, so that a format applies them as its own
+// sequence of operations would have left each key. Both editors use it
 // (lib/format/mdb/mdb_entry_editor.h, lib/format/native/native_entry_editor.h).
 //
 // Thread safety: one thread.
@@ -38,11 +38,21 @@ class OwedKeys {
   // without repeats.
   void Record(EntryId id, std::span<const Key> old_keys, std::span<const Key> new_keys);
 
+  // Whether the debts have reached the bound (by default about 1M pairs,
+  // some 60 MB) at which an editor settles them before going on, so that a
+  // run of any length holds bounded memory. Settling early keeps each key's
+  // changes in the run's order: a settle takes every change recorded
+  // before it.
+  bool full() const { return changes_.size() >= bound_; }
+  void set_bound(size_t pairs) { bound_ = pairs < 1 ? 1 : pairs; }
+  static constexpr size_t kDefaultBound = size_t{1} << 20;
+
   // Calls `fn` once per (index, key) owed something, in key order, with that
   // key's changes in the run's order; then forgets them all.
   Status Settle(const std::function<Status(std::span<const Change> changes)>& fn);
 
  private:
+  size_t bound_ = kDefaultBound;
   std::vector<Change> changes_;
   uint64_t sequence_ = 0;
 };

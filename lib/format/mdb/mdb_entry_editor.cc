@@ -9,6 +9,7 @@
 #include "lib/format/mdb/mdb_tree_updates.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/schema.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload::mdb {
 namespace {
@@ -111,6 +112,17 @@ Result<std::string> MdbEntryEditor::ChildNode(EntryId parent, const MdbDnNode& s
   return std::string(got);
 }
 
+bool MdbEntryEditor::StoresNormalized(uint32_t adx) {
+  if (stores_normalized_.size() <= adx) stores_normalized_.resize(adx + 1, -1);
+  if (stores_normalized_[adx] < 0) {
+    const std::string& description = ad2i_.names()[adx];
+    const AttributeType* type =
+        schema_.FindAttribute(std::string_view(description).substr(0, description.find(';')));
+    stores_normalized_[adx] = type != nullptr && MdbStoresNormalized(*type) ? 1 : 0;
+  }
+  return stores_normalized_[adx] == 1;
+}
+
 Result<EntryEditor::Entry> MdbEntryEditor::Read(EntryId id) {
   Result<std::string_view> record = txn_->Get(env_->id2e(), MdbIdBytes(id));
   if (!record.ok()) {
@@ -132,9 +144,7 @@ Result<EntryEditor::Entry> MdbEntryEditor::Read(EntryId id) {
                                  "' are kept in id2v (multival), which dirload does not read");
     }
     const std::string& description = ad2i_.names()[a.adx];
-    const AttributeType* type =
-        schema_.FindAttribute(std::string_view(description).substr(0, description.find(';')));
-    const bool stores = type != nullptr && MdbStoresNormalized(*type);
+    const bool stores = StoresNormalized(a.adx);
     const auto values = view_.Values(a);
     for (size_t i = 0; i < values.size(); ++i) {
       Value v;
@@ -206,7 +216,7 @@ Status MdbEntryEditor::OweKeys(EntryId id, std::string_view old_record,
     DIRLOAD_RETURN_IF_ERROR(keys_->Keys(new_record, ad2i_.names(), &new_keys_, only));
   }
   owed_.Record(id, old_keys_, new_keys_);
-  return Status::Ok();
+  return owed_.full() ? SettleOwedKeys() : Status::Ok();
 }
 
 Result<EntryId> MdbEntryEditor::Add(EntryId parent, std::string_view nrdn, std::string_view rdn,
@@ -295,7 +305,8 @@ Status MdbEntryEditor::Move(EntryId id, EntryId new_parent, std::string_view nrd
   return Status::Ok();
 }
 
-Status MdbEntryEditor::Commit() {
+Status MdbEntryEditor::SettleOwedKeys() {
+  const PhaseClock settle;
   DIRLOAD_RETURN_IF_ERROR(owed_.Settle([&](std::span<const OwedKeys::Change> changes) -> Status {
     const std::string& key = changes.front().key;
     const MdbDb db = keys_->db(changes.front().index);
@@ -324,8 +335,16 @@ Status MdbEntryEditor::Commit() {
     }
     return Status::Ok();
   }));
+  stats_.index_seconds += settle.wall_seconds();
+  return Status::Ok();
+}
+
+Status MdbEntryEditor::Commit() {
+  DIRLOAD_RETURN_IF_ERROR(SettleOwedKeys());
+  const PhaseClock commit;
   DIRLOAD_RETURN_IF_ERROR(txn_->Commit());
   txn_.reset();
+  stats_.commit_seconds = commit.wall_seconds();
   return Status::Ok();
 }
 

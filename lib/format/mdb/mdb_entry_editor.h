@@ -17,10 +17,12 @@
 //   hang below the entry's ID, which does not change.
 // Index keys do not follow entry by entry: each change records which
 // (key, ID) pairs it removes and adds (the keys of the old record against
-// the new one's), and Commit() sorts the whole run's by index, key and
-// order of the change and applies them key after key
-// (mdb_tree_updates.h), so each key ends as slapd's own sequence of
-// operations leaves it.
+// the new one's), and these are sorted by index, key and order of the
+// change and applied key after key (mdb_tree_updates.h) when a batch is
+// full and at Commit(), so each key ends as slapd's own sequence of
+// operations leaves it. The entries are read from id2e and dn2i only,
+// never from an index, so applying them later changes no record's
+// outcome.
 //
 // Thread safety: one thread; the Schema must outlive the editor.
 #pragma once
@@ -68,6 +70,7 @@ class MdbEntryEditor final : public EntryEditor {
   Status Replace(EntryId id, std::span<const Value> values) override;
   Status Delete(EntryId id) override;
   Status Move(EntryId id, EntryId new_parent, std::string_view nrdn, std::string_view rdn) override;
+  void SetIndexBatch(size_t pairs) override { owed_.set_bound(pairs); }
   Status Commit() override;
   const Stats& stats() const override { return stats_; }
 
@@ -76,11 +79,17 @@ class MdbEntryEditor final : public EntryEditor {
       : schema_(schema), options_(std::move(options)), encoder_(schema) {}
 
   Result<uint32_t> Ad2iNumber(const std::string& description);
+  // Whether slapd keeps normalized copies of the values of ad2i number
+  // `adx` (looked up once per number: every entry read asks).
+  bool StoresNormalized(uint32_t adx);
   // The record of `id` encoded from `values` into encoded_.
   Status Encode(EntryId id, std::span<const Value> values);
   // Records the keys of `old_record` that `new_record` lacks as removals and
   // the reverse as additions, for entry `id`.
   Status OweKeys(EntryId id, std::string_view old_record, std::string_view new_record);
+  // Applies what the index keys are owed so far (at the end of the run, and
+  // whenever the debts reach OwedKeys' bound).
+  Status SettleOwedKeys();
   // `id`'s self node in dn2i.
   Result<MdbDnNode> SelfNode(EntryId id);
   // The child node of `id` below `parent` (its nrdn and rdn from the self
@@ -99,7 +108,8 @@ class MdbEntryEditor final : public EntryEditor {
   std::vector<MdbValue> mdb_values_;
   std::vector<std::pair<uint32_t, std::string_view>> old_keys_, new_keys_;
   std::vector<std::pair<uint32_t, std::string>> old_owned_;
-  std::vector<uint8_t> changed_;  // OweKeys': by ad2i number
+  std::vector<uint8_t> changed_;           // OweKeys': by ad2i number
+  std::vector<int8_t> stores_normalized_;  // by ad2i number; -1 not yet known
   OwedKeys owed_;
   MdbEntryView view_;
   Stats stats_;

@@ -224,8 +224,10 @@ Status MdbEnv::CopyTo(const std::string& dir) {
   return Status::Ok();
 }
 
-MdbTxn::MdbTxn(MdbTxn&& other) noexcept : env_(other.env_), txn_(other.txn_) {
+MdbTxn::MdbTxn(MdbTxn&& other) noexcept
+    : env_(other.env_), txn_(other.txn_), cursors_(std::move(other.cursors_)) {
   other.txn_ = nullptr;
+  other.cursors_.clear();
 }
 
 MdbTxn& MdbTxn::operator=(MdbTxn&& other) noexcept {
@@ -233,14 +235,43 @@ MdbTxn& MdbTxn::operator=(MdbTxn&& other) noexcept {
     Abort();
     env_ = other.env_;
     txn_ = other.txn_;
+    cursors_ = std::move(other.cursors_);
     other.txn_ = nullptr;
+    other.cursors_.clear();
   }
   return *this;
 }
 
 MdbTxn::~MdbTxn() { Abort(); }
 
+void MdbTxn::CloseCursors() {
+  for (void* c : cursors_) {
+    if (c != nullptr) mdb_cursor_close(static_cast<MDB_cursor*>(c));
+  }
+  cursors_.clear();
+}
+
+void MdbTxn::ForgetCursor(MdbDb db) {
+  if (db.dbi < cursors_.size() && cursors_[db.dbi] != nullptr) {
+    mdb_cursor_close(static_cast<MDB_cursor*>(cursors_[db.dbi]));
+    cursors_[db.dbi] = nullptr;
+  }
+}
+
+Result<void*> MdbTxn::CursorOn(MdbDb db) {
+  if (cursors_.size() <= db.dbi) cursors_.resize(db.dbi + 1, nullptr);
+  if (cursors_[db.dbi] == nullptr) {
+    MDB_cursor* c = nullptr;
+    int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
+    if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+    cursors_[db.dbi] = c;
+  }
+  return cursors_[db.dbi];
+}
+
 void MdbTxn::Abort() {
+  // A read transaction's cursors are the caller's to close, before it ends.
+  CloseCursors();
   if (txn_ != nullptr) mdb_txn_abort(Txn(txn_));
   txn_ = nullptr;
 }
@@ -250,6 +281,7 @@ Status MdbTxn::Commit() {
 #ifdef DIRLOAD_FAULT_INJECTION
   if (Status st = FaultPoint(FaultOp::kCommit); !st.ok()) return st;
 #endif
+  CloseCursors();
   int rc = mdb_txn_commit(Txn(txn_));
   txn_ = nullptr;
   if (rc != 0) return env_->EngineError(rc, "mdb_txn_commit");
@@ -278,8 +310,9 @@ Status MdbTxn::Put(MdbDb db, std::string_view key, std::string_view value, MdbPu
       flags = MDB_APPENDDUP;
       break;
   }
+  DIRLOAD_ASSIGN_OR_RETURN(void* c, CursorOn(db));
   MDB_val k = Val(key), v = Val(value);
-  int rc = mdb_put(Txn(txn_), db.dbi, &k, &v, flags);
+  int rc = mdb_cursor_put(static_cast<MDB_cursor*>(c), &k, &v, flags);
   if (rc != 0) return env_->EngineError(rc, "mdb_put");
   return Status::Ok();
 }
@@ -303,8 +336,9 @@ Result<char*> MdbTxn::Reserve(MdbDb db, std::string_view key, size_t size, MdbPu
 }
 
 Result<std::string_view> MdbTxn::Get(MdbDb db, std::string_view key) {
+  DIRLOAD_ASSIGN_OR_RETURN(void* c, CursorOn(db));
   MDB_val k = Val(key), v;
-  int rc = mdb_get(Txn(txn_), db.dbi, &k, &v);
+  int rc = mdb_cursor_get(static_cast<MDB_cursor*>(c), &k, &v, MDB_SET);
   if (rc != 0) return env_->EngineError(rc, "mdb_get");
   return View(v);
 }
@@ -441,12 +475,11 @@ Status MdbTxn::AddMultiple(MdbDb db, std::string_view key, std::string_view data
 }
 
 Result<MdbTxn::DupRange> MdbTxn::Dups(MdbDb db, std::string_view key) {
-  MDB_cursor* c = nullptr;
-  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
-  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  DIRLOAD_ASSIGN_OR_RETURN(void* cursor, CursorOn(db));
+  auto* c = static_cast<MDB_cursor*>(cursor);
   DupRange out;
   MDB_val k = Val(key), v;
-  rc = mdb_cursor_get(c, &k, &v, MDB_SET_KEY);
+  int rc = mdb_cursor_get(c, &k, &v, MDB_SET_KEY);
   if (rc == 0) {
     size_t n = 0;
     rc = mdb_cursor_count(c, &n);
@@ -458,7 +491,6 @@ Result<MdbTxn::DupRange> MdbTxn::Dups(MdbDb db, std::string_view key) {
   } else if (rc == MDB_NOTFOUND) {
     rc = 0;
   }
-  mdb_cursor_close(c);
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_get(dups)");
   return out;
 }
@@ -477,8 +509,11 @@ Status MdbTxn::DeleteDup(MdbDb db, std::string_view key, std::string_view value)
 #ifdef DIRLOAD_FAULT_INJECTION
   if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
 #endif
+  DIRLOAD_ASSIGN_OR_RETURN(void* cursor, CursorOn(db));
+  auto* c = static_cast<MDB_cursor*>(cursor);
   MDB_val k = Val(key), v = Val(value);
-  int rc = mdb_del(Txn(txn_), db.dbi, &k, &v);
+  int rc = mdb_cursor_get(c, &k, &v, MDB_GET_BOTH);
+  if (rc == 0) rc = mdb_cursor_del(c, 0);
   if (rc != 0) return env_->EngineError(rc, "mdb_del(dup)");
   return Status::Ok();
 }
@@ -625,6 +660,7 @@ Status MdbTxn::DeleteDb(MdbDb db) {
 #ifdef DIRLOAD_FAULT_INJECTION
   if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
 #endif
+  ForgetCursor(db);
   int rc = mdb_drop(Txn(txn_), db.dbi, 1);
   if (rc != 0) return env_->EngineError(rc, "mdb_drop(delete)");
   return Status::Ok();
@@ -634,6 +670,7 @@ Status MdbTxn::Drop(MdbDb db) {
 #ifdef DIRLOAD_FAULT_INJECTION
   if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
 #endif
+  ForgetCursor(db);
   int rc = mdb_drop(Txn(txn_), db.dbi, 0);
   if (rc != 0) return env_->EngineError(rc, "mdb_drop");
   return Status::Ok();

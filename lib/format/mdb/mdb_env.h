@@ -172,10 +172,19 @@ class MdbTxn {
   // One MDB_MULTIPLE put of `data` (items of `size` bytes) with `flags`.
   Status PutMultiple(MdbDb db, std::string_view key, std::string_view data, size_t size,
                      unsigned flags, const char* what);
+  // The transaction's own cursor on `db`, opened on first use and kept:
+  // LMDB starts a lookup from a positioned cursor's page when the key lies
+  // on it, so lookups in key order (an index settled key after key) skip
+  // the descent from the root. LMDB fixes it up after writes through any
+  // other cursor of the transaction.
+  Result<void*> CursorOn(MdbDb db);  // MDB_cursor*
+  void ForgetCursor(MdbDb db);       // before a drop
+  void CloseCursors();
   friend class MdbEnv;
   MdbTxn(const MdbEnv* env, void* txn) : env_(env), txn_(txn) {}
   const MdbEnv* env_ = nullptr;
-  void* txn_ = nullptr;  // MDB_txn*
+  void* txn_ = nullptr;         // MDB_txn*
+  std::vector<void*> cursors_;  // MDB_cursor* by dbi, null until used
 };
 
 // MdbTxn::KeyCursor's cursor: each key of an index database in key order

@@ -8,6 +8,7 @@
 #include "lib/schema/schema.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload {
 namespace {
@@ -178,7 +179,7 @@ Status NativeEntryEditor::OweKeys(EntryId id, std::string_view old_record,
     return out;
   };
   owed_.Record(id, views(old_keys_), views(new_keys_));
-  return Status::Ok();
+  return owed_.full() ? SettleOwedKeys() : Status::Ok();
 }
 
 Status NativeEntryEditor::PutDn2Id(std::string_view key, EntryId id) {
@@ -276,7 +277,8 @@ Status NativeEntryEditor::Move(EntryId id, EntryId new_parent, std::string_view 
   return Status::Ok();
 }
 
-Status NativeEntryEditor::Commit() {
+Status NativeEntryEditor::SettleOwedKeys() {
+  const PhaseClock settle;
   std::vector<EntryId> list;
   std::vector<std::pair<EntryId, bool>> changes;
   DIRLOAD_RETURN_IF_ERROR(owed_.Settle([&](std::span<const OwedKeys::Change> owed) -> Status {
@@ -304,12 +306,21 @@ Status NativeEntryEditor::Commit() {
     }
     return ReplaceIdList(store_.get(), table, owed.front().key, list);
   }));
+  stats_.index_seconds += settle.wall_seconds();
+  return Status::Ok();
+}
+
+Status NativeEntryEditor::Commit() {
+  DIRLOAD_RETURN_IF_ERROR(SettleOwedKeys());
+  const PhaseClock commit;
   if (dictionary_.size() != dictionary_saved_) {
     DIRLOAD_RETURN_IF_ERROR(WriteDictionary(store_.get(), dictionary_));
     dictionary_saved_ = dictionary_.size();
   }
   DIRLOAD_RETURN_IF_ERROR(WriteMeta(store_.get(), meta_));
-  return store_->Sync();
+  DIRLOAD_RETURN_IF_ERROR(store_->Sync());
+  stats_.commit_seconds = commit.wall_seconds();
+  return Status::Ok();
 }
 
 }  // namespace dirload

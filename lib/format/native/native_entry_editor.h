@@ -53,6 +53,7 @@ class NativeEntryEditor final : public EntryEditor {
   Status Delete(EntryId id) override;
   Status Move(EntryId id, EntryId new_parent, std::string_view nrdn, std::string_view rdn) override;
   // Writes the lists, the dictionary and meta, and syncs.
+  void SetIndexBatch(size_t pairs) override { owed_.set_bound(pairs); }
   Status Commit() override;
   const Stats& stats() const override { return stats_; }
 
@@ -60,6 +61,9 @@ class NativeEntryEditor final : public EntryEditor {
   NativeEntryEditor(const Schema& schema, std::unique_ptr<Store> store, std::string nsuffix)
       : schema_(schema), store_(std::move(store)), nsuffix_(std::move(nsuffix)) {}
 
+  // Applies what the lists are owed so far (at the end of the run, and
+  // whenever the debts reach OwedKeys' bound).
+  Status SettleOwedKeys();
   // The dn2id record of sort key `key`: its ID, or nullopt.
   Result<std::optional<EntryId>> Lookup(std::string_view key);
   // Entry `id`'s sort key, known since it was found, added or moved.
