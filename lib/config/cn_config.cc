@@ -290,7 +290,9 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
   db.type = AsciiLowerCopy(type);
   if (db.type == "hdb") db.type = "bdb";
   for (const ConfigValue* v : e.All("olcsuffix")) db.suffixes.push_back(v->value);
-  if (const ConfigValue* v = e.First("olcdbdirectory")) db.directory = v->value;
+  if (const ConfigValue* v = e.First("olcdbdirectory")) {
+    db.directory = PathAsSlapdOpensIt(v->value);
+  }
   for (const ConfigValue* v : e.All("olcdbindex")) {
     db.index_lines.push_back({v->value, v->line, e.file});
   }

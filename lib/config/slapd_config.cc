@@ -144,12 +144,17 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   return static_cast<uint64_t>(std::llround(v * mult));
 }
 
+std::string PathAsSlapdOpensIt(const std::string& written) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(written, ec);
+  return ec ? written : p.string();
+}
+
 namespace {
 
 Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) {
   SlapdConfig cfg;
   cfg.path = path;
-  std::filesystem::path base = std::filesystem::path(path).parent_path();
   std::istringstream in(text);
   std::string raw;
   int n = 0;
@@ -234,9 +239,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     }
     if (key == "include") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      std::filesystem::path p = w[1];
-      if (p.is_relative() && !base.empty()) p = base / p;
-      cfg.schema_files.push_back(p.string());
+      cfg.schema_files.push_back(PathAsSlapdOpensIt(w[1]));
       std::string name = std::filesystem::path(w[1]).filename().string();
       if (name.size() > 7 && name.ends_with(".schema")) name.resize(name.size() - 7);
       cfg.schema_names.push_back(name);
@@ -274,9 +277,7 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
       db->suffixes.push_back(w[1]);
     } else if (key == "directory") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      std::filesystem::path p = w[1];
-      if (p.is_relative() && !base.empty()) p = base / p;
-      db->directory = p.string();
+      db->directory = PathAsSlapdOpensIt(w[1]);
     } else if (key == "index") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->index_lines.push_back({Join(w, 1), line_start, path});

@@ -102,12 +102,19 @@ std::string ThirdPartyModules(const std::vector<std::string>& modules);
 // ErrorOrigin::kConfiguration, as are a missing file and a directory (with a
 // hint to use -F).
 Result<SlapdConfig> ReadSlapdConfig(const std::string& path);
-// Parses text (for tests); `path` is used in messages and to resolve
-// relative includes.
+// Parses text (for tests); `path` is used in messages.
 Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string& path);
 
 // "512M", "1.5G", "64k", "1048576" -> bytes. Suffixes are powers of 1024.
 Result<uint64_t> ParseByteSize(std::string_view text);
+
+// A file or directory named in slapd's configuration (include, directory,
+// olcDbDirectory), as slapd opens it: by the path as written, so a relative
+// one is relative to the current directory, not to the configuration
+// file's (OpenLDAP's test scripts rely on it: `-f ./testrun/slapd.1.conf`
+// naming `./testdata/...` and `./testrun/db.1.a`). Made absolute, so that
+// messages name the file read.
+std::string PathAsSlapdOpensIt(const std::string& written);
 
 // The module a `moduleload` argument names: "/usr/lib/ldap/ppolicy.la",
 // "ppolicy.so.2" and "ppolicy" all give "ppolicy".

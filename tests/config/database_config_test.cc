@@ -202,6 +202,7 @@ TEST_CASE("--db, --schema and --index override or extend the configuration") {
 
 TEST_CASE("bad index lines and .schema files are configuration errors naming the file") {
   TempDir dir;
+  const testing::InDirectory here(dir.path());  // the relative includes below
   DatabaseOptions o;
   o.config_file =
       dir.Write("slapd.conf", "database mdb\nsuffix dc=x\ndirectory db\nindex nosuchattr eq\n");

@@ -12,6 +12,7 @@
 
 #include "tests/integration/dirload_process.h"
 #include "tests/support/child_process.h"
+#include "tests/support/openldap.h"
 #include "tests/support/temp_dir.h"
 
 namespace dirload {
@@ -173,6 +174,45 @@ TEST_CASE("-c without a reject file names each rejected record's line and reason
   CHECK_MESSAGE(r.err.find("in.ldif:27:") != std::string::npos, r.err);
   CHECK(r.err.find("'sn'") != std::string::npos);
   RunResult cat = RunDirload({"cat", "--db", t.File("db")});
+  REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
+  CHECK(Dns(cat.out).size() == 4);
+}
+
+// OpenLDAP's test scripts run `slapadd -f ./testrun/slapd.1.conf` from the
+// tests directory, the file naming `./schema/...` and `./testrun/db.1.a`:
+// slapd and slapadd open those relative to the current directory, and so
+// does dirload, whichever directory the configuration file is in.
+TEST_CASE("relative paths in slapd.conf are the current directory's, as slapadd takes them") {
+  REQUIRE(testing::DirloadMissing().empty());
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("slapadd", "slapcat");
+  TempDir t;
+  fs::create_directories(t.File("testrun/db.1.a"));
+  fs::create_directories(t.File("testrun/db.2.a"));
+  fs::create_directories(t.File("schema"));
+  fs::copy_file("/etc/ldap/schema/core.schema", t.File("schema/core.schema"));
+  fs::copy_file("/etc/ldap/schema/cosine.schema", t.File("schema/cosine.schema"));
+  fs::copy_file("/etc/ldap/schema/inetorgperson.schema", t.File("schema/inetorgperson.schema"));
+  auto conf = [&](const std::string& name, const std::string& db) {
+    return t.Write("testrun/" + name,
+                   "include ./schema/core.schema\ninclude ./schema/cosine.schema\n"
+                   "include ./schema/inetorgperson.schema\n"
+                   "modulepath /usr/lib/ldap\nmoduleload back_mdb\n"
+                   "database mdb\nsuffix dc=example,dc=com\ndirectory ./testrun/" +
+                       db + "\nmaxsize 33554432\nindex objectClass eq\n");
+  };
+  conf("slapd.1.conf", "db.1.a");
+  conf("slapd.2.conf", "db.2.a");
+  const std::string ldif = t.Write("in.ldif", kLdif);
+  const testing::InDirectory here(t.path());
+  testing::ProcessResult theirs =
+      testing::RunSlapadd({"-q", "-f", "./testrun/slapd.1.conf", "-l", ldif});
+  REQUIRE_MESSAGE(theirs.exit_code == 0, theirs.Describe());
+  RunResult mine = RunDirload({"add", "-q", "-f", "./testrun/slapd.2.conf", "-l", ldif});
+  REQUIRE_MESSAGE(mine.exit_code == 0, mine.Describe());
+  CHECK(fs::exists(t.File("testrun/db.1.a/data.mdb")));
+  CHECK(fs::exists(t.File("testrun/db.2.a/data.mdb")));
+  CHECK_FALSE(fs::exists(t.File("testrun/testrun")));
+  RunResult cat = RunDirload({"cat", "-f", "./testrun/slapd.2.conf"});
   REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
   CHECK(Dns(cat.out).size() == 4);
 }

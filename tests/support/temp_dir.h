@@ -38,6 +38,24 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// The current directory set to `dir` for the object's life, then restored:
+// slapd.conf's relative paths are relative to it.
+class InDirectory {
+ public:
+  explicit InDirectory(const std::filesystem::path& dir) : was_(std::filesystem::current_path()) {
+    std::filesystem::current_path(dir);
+  }
+  ~InDirectory() {
+    std::error_code ec;
+    std::filesystem::current_path(was_, ec);
+  }
+  InDirectory(const InDirectory&) = delete;
+  InDirectory& operator=(const InDirectory&) = delete;
+
+ private:
+  std::filesystem::path was_;
+};
+
 // Reads a whole file; empty when it cannot be read.
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
