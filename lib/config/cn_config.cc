@@ -436,6 +436,19 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
     DIRLOAD_RETURN_IF_ERROR(ReadSchemaEntry(e, &cfg));
   }
 
+  // back-mdb's backend entry: olcBkMdbIdlExp, slapd's idlexp.
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> backends,
+                           tree.NumberedFiles(config_dir, "olcBackend="));
+  for (const std::string& f : backends) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry e, tree.Entry(f));
+    if (const ConfigValue* v = e.First("olcbkmdbidlexp")) {
+      Result<uint32_t> n = ParseIdlExponent(Stripped(v->value));
+      if (!n.ok()) return ConfigError(e.Where(*v) + ": olcBkMdbIdlExp: " + n.status().message());
+      cfg.index_tuning.idl_exponent = *n;
+    }
+    NoteIgnored(e, {"olcbackend", "olcbkmdbidlexp"}, &cfg);
+  }
+
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> databases,
                            tree.NumberedFiles(config_dir, "olcDatabase="));
   for (const std::string& f : databases) {

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/index/index_spec.h"
 #include "lib/config/slapd_config.h"
+#include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
 #include "lib/schema/schema_loader.h"
 #include "lib/store/store.h"

@@ -144,6 +144,18 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   return static_cast<uint64_t>(std::llround(v * mult));
 }
 
+Result<uint32_t> ParseIdlExponent(std::string_view text) {
+  uint32_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  // 2^30 IDs is the most back-mdb's 32-bit counts allow.
+  if (ec != std::errc() || end != text.data() + text.size() || n < 16 || n > 30) {
+    return Status::InvalidArgument("'" + std::string(text) +
+                                   "' is not an exponent from 16 to 30, as back-mdb takes it")
+        .WithOrigin(ErrorOrigin::kConfiguration);
+  }
+  return n;
+}
+
 std::string PathAsSlapdOpensIt(const std::string& written) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(written, ec);
@@ -252,6 +264,13 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
         Status s = cfg.attribute_options.Define(w[i]);
         if (!s.ok()) return s.WithPrefix(where);
       }
+    } else if (key == "idlexp") {
+      // back-mdb's, and process-wide in slapd: taken in the global, backend
+      // or database section alike.
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      Result<uint32_t> v = ParseIdlExponent(w[1]);
+      if (!v.ok()) return v.status().WithPrefix(where + "idlexp: ");
+      cfg.index_tuning.idl_exponent = *v;
     } else if (key == "index_hash64") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       Result<bool> v = ParseOnOff(w[1]);

@@ -36,6 +36,10 @@ struct IndexTuning {
   uint32_t substr_any_len = 4;    // index_substr_any_len / olcIndexSubstrAnyLen
   uint32_t substr_any_step = 2;   // index_substr_any_step / olcIndexSubstrAnyStep
   uint32_t intlen = 4;            // index_intlen / olcIndexIntLen
+  // back-mdb's idlexp / olcBkMdbIdlExp (16..30): a key lists at most
+  // 2^idl_exponent - 1 IDs before it becomes a range. slapd keeps one value
+  // for the whole process, whichever section sets it.
+  uint32_t idl_exponent = 16;
 
   bool operator==(const IndexTuning&) const = default;
 };
@@ -107,6 +111,9 @@ Result<SlapdConfig> ParseSlapdConfig(const std::string& text, const std::string&
 
 // "512M", "1.5G", "64k", "1048576" -> bytes. Suffixes are powers of 1024.
 Result<uint64_t> ParseByteSize(std::string_view text);
+
+// back-mdb's idlexp argument: 16 to 30.
+Result<uint32_t> ParseIdlExponent(std::string_view text);
 
 // A file or directory named in slapd's configuration (include, directory,
 // olcDbDirectory), as slapd opens it: by the path as written, so a relative

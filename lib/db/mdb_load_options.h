@@ -36,6 +36,7 @@ inline mdb::MdbKeyOptions MdbKeyOptionsFrom(const IndexTuning& t) {
   k.substr_any_len = t.substr_any_len;
   k.substr_any_step = t.substr_any_step;
   k.intlen = t.intlen;
+  k.idl_exponent = t.idl_exponent;
   return k;
 }
 

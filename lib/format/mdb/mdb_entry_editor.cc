@@ -316,8 +316,8 @@ Status MdbEntryEditor::SettleOwedKeys() {
     // A list that stays one whatever the order (it cannot reach the range
     // threshold) takes its IDs and gives them up directly; a range, or a
     // list that may become one, follows back-mdb's rules change by change.
-    const bool stays_list =
-        (have.count == 0 || MdbDecodeId(have.first) != 0) && have.count + adds <= kMdbMaxIdsPerKey;
+    const bool stays_list = (have.count == 0 || MdbDecodeId(have.first) != 0) &&
+                            have.count + adds <= options_.keys.max_ids_per_key();
     for (const OwedKeys::Change& o : changes) {
       if (stays_list) {
         Status s = o.add ? txn_->Put(db, key, MdbIdBytes(o.id), MdbPutMode::kNoOverwrite)
@@ -327,7 +327,8 @@ Status MdbEntryEditor::SettleOwedKeys() {
           return s;
         }
       } else if (o.add) {
-        DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, db, key, o.id));
+        DIRLOAD_RETURN_IF_ERROR(
+            InsertIndexId(&*txn_, db, key, o.id, options_.keys.max_ids_per_key()));
       } else {
         DIRLOAD_RETURN_IF_ERROR(DeleteIndexId(&*txn_, db, key, o.id));
       }

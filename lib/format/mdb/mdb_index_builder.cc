@@ -286,8 +286,13 @@ Status DrainSorted(Target& t, uint64_t* scratch, Fn&& fn) {
 // every `puts_per_txn` duplicates and at the end of each group.
 class KeyWriter final : public MdbKeySink {
  public:
-  KeyWriter(MdbEnv& env, std::vector<MdbDb> dbs, uint32_t puts_per_txn, MdbIndexStats* stats)
-      : env_(env), dbs_(std::move(dbs)), puts_per_txn_(puts_per_txn), stats_(stats) {}
+  KeyWriter(MdbEnv& env, std::vector<MdbDb> dbs, uint32_t puts_per_txn, size_t max_ids,
+            MdbIndexStats* stats)
+      : env_(env),
+        dbs_(std::move(dbs)),
+        puts_per_txn_(puts_per_txn),
+        max_ids_(max_ids),
+        stats_(stats) {}
 
   Status Add(size_t index, std::string_view key, std::span<const uint64_t> ids) override {
     if (!txn_) {
@@ -301,8 +306,8 @@ class KeyWriter final : public MdbKeySink {
     // the ID array is already their bytes, written with no copy.
     std::span<const uint64_t> dups = ids;
     std::vector<uint64_t> range;
-    if (ids.size() > kMdbMaxIdsPerKey) {
-      range = MdbIdListDuplicates(ids);
+    if (ids.size() > max_ids_) {
+      range = MdbIdListDuplicates(ids, max_ids_);
       dups = range;
       stats_->ranges += 1;
     }
@@ -339,6 +344,7 @@ class KeyWriter final : public MdbKeySink {
   MdbEnv& env_;
   std::vector<MdbDb> dbs_;
   uint32_t puts_per_txn_;
+  size_t max_ids_;  // the most a key lists before it becomes a range
   MdbIndexStats* stats_;
   std::optional<MdbTxn> txn_;
   uint64_t puts_ = 0;
@@ -362,7 +368,7 @@ Status Multival(const MdbEnv& env) {
 // each entry's keys to the ID lists held in an IdlCache; a list leaving the
 // cache (evicted, or at the end in key order) is merged into its key: its
 // IDs go after those the key holds, or the key becomes the range
-// {0, lo, hi} once it would hold more than kMdbMaxIdsPerKey IDs. Gives the
+// {0, lo, hi} once it would hold more than max_ids_per_key() IDs. Gives the
 // sort method's databases (the same pairs, the same ranges).
 Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& routes,
                    const MdbIndexOptions& options, MdbIndexStats* stats) {
@@ -382,7 +388,7 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
         DIRLOAD_RETURN_IF_ERROR(txn->DeleteDup(db, key, hi));
         data = MdbIdBytes(ids.back());
       }
-    } else if (have.count + ids.size() > kMdbMaxIdsPerKey) {
+    } else if (have.count + ids.size() > options.keys.max_ids_per_key()) {
       const uint64_t lo = have.count != 0 ? MdbDecodeId(have.first) : ids.front();
       if (have.count != 0) DIRLOAD_RETURN_IF_ERROR(txn->DeleteKey(db, key));
       data = MdbIdBytes(0) + MdbIdBytes(lo) + MdbIdBytes(ids.back());
@@ -792,7 +798,8 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
   if (options.method == IndexMethod::kCache) {
     DIRLOAD_RETURN_IF_ERROR(BuildCached(env, targets, plan.routes, options, &stats));
   } else {
-    KeyWriter writer(env, std::move(dbs), options.puts_per_txn, &stats);
+    KeyWriter writer(env, std::move(dbs), options.puts_per_txn, options.keys.max_ids_per_key(),
+                     &stats);
     DIRLOAD_RETURN_IF_ERROR(StreamSorted(env, plan, options, &writer, &stats));
   }
   if (options.sync) DIRLOAD_RETURN_IF_ERROR(env.Sync());

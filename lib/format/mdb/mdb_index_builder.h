@@ -12,7 +12,8 @@
 // all of a key's IDs in one MDB_MULTIPLE | MDB_APPEND | MDB_APPENDDUP put
 // (every page is filled once, and APPENDDUP spares LMDB a search of the
 // key's duplicates for each ID: the write stage took 30% less). A key
-// with more than kMdbMaxIdsPerKey IDs is stored as the range {0, lo, hi}.
+// with more than max_ids_per_key() IDs (65,535 unless idlexp says otherwise) is stored as the range
+// {0, lo, hi}.
 //
 // The keys of each index come from its MdbKeyMaker (mdb_key_maker.h), which
 // says which kinds are supported (partial substring kinds are not);

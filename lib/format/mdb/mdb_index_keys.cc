@@ -289,8 +289,8 @@ std::string_view MdbUniqueMemberKeyPart(std::string_view normalized) {
   return normalized.substr(0, hash);
 }
 
-std::vector<uint64_t> MdbIdListDuplicates(std::span<const uint64_t> ids) {
-  if (ids.size() > kMdbMaxIdsPerKey) return {0, ids.front(), ids.back()};
+std::vector<uint64_t> MdbIdListDuplicates(std::span<const uint64_t> ids, size_t max_ids) {
+  if (ids.size() > max_ids) return {0, ids.front(), ids.back()};
   return std::vector<uint64_t>(ids.begin(), ids.end());
 }
 

@@ -33,7 +33,7 @@
 // syntax and M = objectIdentifierMatch.
 //
 // ID lists: each key's duplicates are 8-byte little-endian IDs in ascending
-// order. A list that would exceed kMdbMaxIdsPerKey IDs is stored as exactly
+// order. A list that would exceed max_ids_per_key() IDs is stored as exactly
 // three duplicates {0, lo, hi}: every ID from lo to hi may match.
 //
 // Thread safety: pure functions; a Schema is only read.
@@ -63,8 +63,12 @@ struct MdbKeyOptions {
   uint32_t substr_any_len = 4;    // index_substr_any_len
   uint32_t substr_any_step = 2;   // index_substr_any_step (search side only)
   uint32_t intlen = 4;            // index_intlen, 4..255
+  uint32_t idl_exponent = 16;     // idlexp, 16..30
 
   size_t hash_bytes() const { return hash64 ? 8 : 4; }
+  // The most IDs a key holds as a list; one more turns the key into a
+  // range (back-mdb's MDB_idl_db_max).
+  size_t max_ids_per_key() const { return (size_t{1} << idl_exponent) - 1; }
 };
 
 inline constexpr char kMdbSubstrInitialPrefix = '^';
@@ -154,13 +158,11 @@ std::optional<std::array<char, kMdbTimeKeySize>> MdbTimeKey(std::string_view val
 // attribute's syntax OID and uniqueMemberMatch's OID.
 std::string_view MdbUniqueMemberKeyPart(std::string_view normalized);
 
-// The most IDs a key holds as a list; one more turns the key into a range.
-inline constexpr size_t kMdbMaxIdsPerKey = 65535;
-
 // The duplicates to store under a key for the ascending, distinct `ids`:
 // the IDs themselves, or {0, ids.front(), ids.back()} when there are more
-// than kMdbMaxIdsPerKey. REQUIRES: ids ascending, no 0.
-std::vector<uint64_t> MdbIdListDuplicates(std::span<const uint64_t> ids);
+// than `max_ids` (MdbKeyOptions::max_ids_per_key). REQUIRES: ids
+// ascending, no 0.
+std::vector<uint64_t> MdbIdListDuplicates(std::span<const uint64_t> ids, size_t max_ids);
 
 // An ID as a duplicate's 8 bytes.
 std::string MdbIdBytes(uint64_t id);

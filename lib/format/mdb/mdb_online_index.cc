@@ -69,13 +69,13 @@ Status RebuildOne(MdbEnv& env, MdbTxn& txn, const Schema& schema, const IndexSpe
   DIRLOAD_RETURN_IF_ERROR(txn.Drop(db));
   std::string data;
   for (const auto& [key, ids] : lists) {
-    const std::vector<uint64_t> dups = MdbIdListDuplicates(ids);
+    const std::vector<uint64_t> dups = MdbIdListDuplicates(ids, options.max_ids_per_key());
     data.clear();
     for (uint64_t d : dups) data += MdbIdBytes(d);
     DIRLOAD_RETURN_IF_ERROR(txn.AppendMultiple(db, key, data, 8));
     ++stats->keys;
     stats->ids += ids.size();
-    if (ids.size() > kMdbMaxIdsPerKey) ++stats->ranges;
+    if (ids.size() > options.max_ids_per_key()) ++stats->ranges;
   }
   ++stats->indexes;
   return Status::Ok();

@@ -11,8 +11,8 @@
 //
 // Keys are made as a bulk rebuild makes them (mdb_key_maker.h) and held in
 // memory per attribute, sorted, and appended key by key ({0, lo, hi} past
-// kMdbMaxIdsPerKey IDs), so the result is the offline rebuild's, byte for
-// byte.
+// max_ids_per_key() IDs (65,535 unless idlexp says otherwise)), so the result is the offline
+// rebuild's, byte for byte.
 //
 // Index databases are never deleted here: slapd holds handles on them.
 //

@@ -199,7 +199,8 @@ Status MdbOnlineWriter::AddIndexKeys(uint64_t stored_id, std::string_view encode
 Status MdbOnlineWriter::InsertId(MdbDb db, std::string_view key, uint64_t id) {
   ++stats_.index_ids;
   bool made_range = false;
-  DIRLOAD_RETURN_IF_ERROR(InsertIndexId(&*txn_, db, key, id, &made_range));
+  DIRLOAD_RETURN_IF_ERROR(
+      InsertIndexId(&*txn_, db, key, id, options_.keys.max_ids_per_key(), &made_range));
   if (made_range) ++stats_.ranges;
   return Status::Ok();
 }

@@ -29,10 +29,10 @@
 //   numbers added since the last one before it assigns its own, the next
 //   after the last key, so one number never gets two meanings.
 // - Index keys: slapd's incremental insert (idl.c mdb_idl_insert_keys): an
-//   ID joins its key's duplicates; a key holding kMdbMaxIdsPerKey IDs
-//   becomes the range {0, lo, hi} when one more comes; a range widens its
-//   bounds. Keys come from the stored normalized copies by the same key
-//   makers as a rebuild (mdb_key_maker.h), an entry's repeated keys once.
+//   ID joins its key's duplicates; a key holding max_ids_per_key() IDs (65,535 unless idlexp says
+//   otherwise) becomes the range {0, lo, hi} when one more comes; a range widens its bounds. Keys
+//   come from the stored normalized copies by the same key makers as a rebuild (mdb_key_maker.h),
+//   an entry's repeated keys once.
 // - A parent deleted by slapd between the check and the write, or a DN slapd
 //   added meanwhile: the write fails (InvalidArgument / AlreadyExists,
 //   origin kInput) and the run stops with that batch not written.

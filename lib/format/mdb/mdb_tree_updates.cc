@@ -28,7 +28,8 @@ Status RangeBounds(MdbTxn* txn, MdbDb db, std::string_view key, uint64_t* lo, ui
 
 }  // namespace
 
-Status InsertIndexId(MdbTxn* txn, MdbDb db, std::string_view key, uint64_t id, bool* made_range) {
+Status InsertIndexId(MdbTxn* txn, MdbDb db, std::string_view key, uint64_t id, size_t max_ids,
+                     bool* made_range) {
   if (made_range != nullptr) *made_range = false;
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn::DupRange have, txn->Dups(db, key));
   if (have.count == 0) return txn->Put(db, key, MdbIdBytes(id), MdbPutMode::kOverwrite);
@@ -41,9 +42,8 @@ Status InsertIndexId(MdbTxn* txn, MdbDb db, std::string_view key, uint64_t id, b
     DIRLOAD_RETURN_IF_ERROR(txn->DeleteDup(db, key, MdbIdBytes(old)));
     return txn->Put(db, key, MdbIdBytes(id), MdbPutMode::kOverwrite);
   }
-  if (have.count >= kMdbMaxIdsPerKey) {
-    // No room: the key becomes a range (kMdbMaxIdsPerKey IDs is the most a
-    // list holds).
+  if (have.count >= max_ids) {
+    // No room: the key becomes a range.
     const uint64_t lo = std::min(first, id), hi = std::max(last, id);
     DIRLOAD_RETURN_IF_ERROR(txn->DeleteKey(db, key));
     if (made_range != nullptr) *made_range = true;

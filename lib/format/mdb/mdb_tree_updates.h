@@ -6,8 +6,8 @@
 // slapd's forms exactly (facts of back-mdb 2.5, idl.c and dn2id.c):
 //
 // - Insert (mdb_idl_insert_keys): an ID joins its key's duplicates; a key
-//   holding kMdbMaxIdsPerKey IDs becomes the range {0, lo, hi} when one more
-//   comes; a range widens its bounds.
+//   holding max_ids_per_key() IDs (65,535 unless idlexp says otherwise) becomes the range {0, lo,
+//   hi} when one more comes; a range widens its bounds.
 // - Delete (mdb_idl_delete_keys): a listed ID leaves its key (the key goes
 //   with its last ID); in a range, only an ID at a bound moves that bound
 //   in, an ID inside stays covered; a range whose bounds meet becomes the
@@ -27,9 +27,10 @@
 
 namespace dirload::mdb {
 
-// mdb_idl_insert_keys for one key; *made_range is set when the key became a
-// range.
-Status InsertIndexId(MdbTxn* txn, MdbDb db, std::string_view key, uint64_t id,
+// mdb_idl_insert_keys for one key, a list holding at most `max_ids` IDs
+// (MdbKeyOptions::max_ids_per_key); *made_range is set when the key became
+// a range.
+Status InsertIndexId(MdbTxn* txn, MdbDb db, std::string_view key, uint64_t id, size_t max_ids,
                      bool* made_range = nullptr);
 // mdb_idl_delete_keys for one key. An ID the key does not list, or a key
 // that is not there, is left as it is.

@@ -216,10 +216,10 @@ TEST_CASE("index keys: objectClass expansion with superclasses") {
 
 TEST_CASE("index keys: ID lists turn into ranges past 65535 IDs") {
   std::vector<uint64_t> ids;
-  for (uint64_t i = 1; i <= kMdbMaxIdsPerKey; ++i) ids.push_back(i * 2);
-  CHECK(MdbIdListDuplicates(ids) == ids);
+  for (uint64_t i = 1; i <= MdbKeyOptions().max_ids_per_key(); ++i) ids.push_back(i * 2);
+  CHECK(MdbIdListDuplicates(ids, 65535) == ids);
   ids.push_back(ids.back() + 1);
-  CHECK(MdbIdListDuplicates(ids) == std::vector<uint64_t>{0, 2, ids.back()});
+  CHECK(MdbIdListDuplicates(ids, 65535) == std::vector<uint64_t>{0, 2, ids.back()});
   CHECK(HexEncode(MdbIdBytes(0x0102)) == "0201000000000000");
 }
 

@@ -1,6 +1,6 @@
 // MdbOnlineWriter: entries added in batches to an existing back-mdb
 // database get the index databases a rebuild from id2e gives (slapd's
-// incremental insert, the range form past kMdbMaxIdsPerKey IDs included),
+// incremental insert, the range form past 65,535 IDs included),
 // nsubs counted up their ancestors, and IDs after the last stored one.
 #include "lib/format/mdb/mdb_online_writer.h"
 
@@ -85,7 +85,7 @@ TEST_CASE("online batches give the indexes a rebuild gives, ranges included") {
     REQUIRE_MESSAGE(built.ok(), built.status().ToString());
   }
   // One more than a key's list holds: objectClass's keys become ranges.
-  const uint64_t people = kMdbMaxIdsPerKey + 65;
+  const uint64_t people = MdbKeyOptions().max_ids_per_key() + 65;
   {
     MdbOnlineOptions oo;
     oo.batch_entries = 5000;
