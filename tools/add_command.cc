@@ -121,6 +121,9 @@ int RunAdd(AddArgs a) {
   job.load.write_context_csn = a.context_csn;
   job.load.skip_to_line = a.skip_to_line;
   job.load.repeated_values = reject_repeated ? RepeatedValues::kReject : RepeatedValues::kStore;
+  if (o->uuid_from_dn) job.load.uuid_name_space = o->uuid_name_space.value_or(kX500NameSpace);
+  job.load.csn_time = o->csn_time;
+  job.load.remove_sids = o->remove_sids;
   job.schema_check = !a.no_schema_check;
   job.no_index = a.no_index;
   job.one_pass = a.one_pass;
@@ -163,6 +166,13 @@ int RunAdd(AddArgs a) {
     if (!written.ok()) return ReportError(written);
   }
   PrintRepeatedValues(*summary, a.db.verbose);
+  for (const std::string& w : summary->warnings) {
+    std::fprintf(stderr, "dirload: warning: %s\n", w.c_str());
+  }
+  if (!job.load.remove_sids.empty() && a.db.verbose) {
+    std::fprintf(stderr, "dirload: note: -o remove-sids: %llu entryCSN(s) replaced\n",
+                 static_cast<unsigned long long>(summary->replaced_csns));
+  }
   if (summary->rejected > 0) {
     std::fprintf(stderr, "dirload: %llu record(s) rejected%s%s\n",
                  static_cast<unsigned long long>(summary->rejected),
@@ -201,10 +211,14 @@ CommandRunner RegisterAdd(CLI::App* app) {
                   "writing thread, which checks too while it has nothing to write; 0: the "
                   "writing thread alone (default: one per processor but one, from 1 to 3)")
       ->check(CLI::Range(0u, 64u));
-  cmd->add_option("-S,--sid", a->sid, "server ID in the entryCSNs made for entries (0-4095)")
+  cmd->add_option("-S,--sid", a->sid,
+                  "server ID in the entryCSNs made for entries (0-4095). When the "
+                  "configuration has several serverIDs (several providers), one of theirs, "
+                  "not 0: anything else is refused")
       ->check(CLI::Range(0, 0xfff));
   cmd->add_flag("-w,--context-csn", a->context_csn,
-                "write contextCSN on the suffix entry: the greatest entryCSN per server ID");
+                "write contextCSN on the suffix entry: the greatest entryCSN per server ID (a "
+                "warning says when that overwrites a contextCSN the input gives)");
   cmd->add_option("-j,--skip-to-line", a->skip_to_line,
                   "skip the records that start before this input line (as slapadd -j)");
   cmd->add_option("--rootdn", a->rootdn,
@@ -247,7 +261,17 @@ CommandRunner RegisterAdd(CLI::App* app) {
       cmd, &a->tool,
       "ldif-wrap=N|no, schema-check=yes|no, value-check=yes|no, repeated-values=store|reject "
       "(a value given twice in one attribute: stored as slapadd stores it, "
-      "or the entry refused)");
+      "or the entry refused); for replicas loaded apart: uuid=dn|time (dn: each entryUUID "
+      "made is the name-based UUID, RFC 4122 version 5, of the entry's normalized DN, the "
+      "same in every load; time: time-based, the default), uuid-namespace=UUID (the name "
+      "space of uuid=dn; default RFC 4122's X.500 one, "
+      "6ba7b814-9dad-11d1-80b4-00c04fd430c8), csn-time=TIME (GeneralizedTime such as "
+      "20260101000000Z: every entryCSN, createTimestamp and modifyTimestamp made has this "
+      "time, the CSN counters counting up in input order; with uuid=dn, -S and -w the same "
+      "LDIF gives the same database, byte for byte, on every replica), remove-sids=SID,... "
+      "(OpenLDAP 2.7's: an input entryCSN with one of these server IDs is replaced by a new "
+      "one with -S's, contextCSN keeps none of them; implies -w). Values the input gives "
+      "are kept");
   return [a] { return RunAdd(*a); };
 }
 

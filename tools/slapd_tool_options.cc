@@ -29,6 +29,52 @@ constexpr LevelName kLevels[] = {
     {"shell", 0x400}, {"parse", 0x800}, {"sync", 0x4000}, {"none", 0x8000}, {"any", -1},
 };
 
+// add's options for the entries' identity: whether `name` is one of them
+// (uuid, uuid-namespace, csn-time, remove-sids), its value in *out.
+Result<bool> ParseIdentityOption(const std::string& name, const std::string& value,
+                                 ToolOptionValues* out) {
+  if (name == "uuid") {
+    const std::string v = AsciiLowerCopy(value);
+    if (v != "dn" && v != "time") {
+      return Usage("-o uuid=" + value +
+                   ": expected dn (name-based, from the DN) or time (time-based, the default)");
+    }
+    out->uuid_from_dn = v == "dn";
+    return true;
+  }
+  if (name == "uuid-namespace") {
+    Result<Uuid> ns = ParseUuid(value);
+    if (!ns.ok()) return Usage("-o uuid-namespace: " + ns.status().message());
+    out->uuid_name_space = *ns;
+    return true;
+  }
+  if (name == "csn-time") {
+    Result<WallTime> t = ParseCsnTime(value);
+    if (!t.ok()) return Usage("-o csn-time: " + t.status().message());
+    out->csn_time = *t;
+    return true;
+  }
+  if (name == "remove-sids") {
+    // Decimal server IDs, as slapadd 2.7 reads them.
+    std::string_view rest = value;
+    if (rest.empty()) return Usage("-o remove-sids needs server IDs (remove-sids=1,2)");
+    while (true) {
+      const std::string_view id = rest.substr(0, rest.find(','));
+      int sid = -1;
+      auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), sid);
+      if (ec != std::errc() || end != id.data() + id.size() || sid < 0 || sid > 0xfff) {
+        return Usage("-o remove-sids=" + value + ": '" + std::string(id) +
+                     "' is not a server ID (0 to 4095)");
+      }
+      out->remove_sids.push_back(sid);
+      if (id.size() == rest.size()) break;
+      rest.remove_prefix(id.size() + 1);
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<int> ParseLdifWrap(std::string_view value) {
@@ -74,12 +120,20 @@ Result<ToolOptionValues> ParseToolOptions(const std::vector<std::string>& values
       out.reject_repeated_values = v == "reject";
       continue;
     }
+    if (kind == ToolKind::kAdd) {
+      DIRLOAD_ASSIGN_OR_RETURN(bool taken, ParseIdentityOption(name, value, &out));
+      if (taken) continue;
+    }
     return Usage("-o " + item + ": unknown option (this command takes " +
-                 std::string(kind == ToolKind::kAdd   ? "ldif-wrap, schema-check, value-check, "
-                                                        "repeated-values"
+                 std::string(kind == ToolKind::kAdd ? "ldif-wrap, schema-check, value-check, "
+                                                      "repeated-values, uuid, uuid-namespace, "
+                                                      "csn-time, remove-sids"
                              : kind == ToolKind::kCat ? "ldif-wrap"
                                                       : "no -o option but syslog's") +
                  ")");
+  }
+  if (out.uuid_name_space.has_value() && !out.uuid_from_dn) {
+    return Usage("-o uuid-namespace names the UUIDs -o uuid=dn makes: give both");
   }
   return out;
 }

@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/load/operational_attributes.h"
 #include "lib/util/status.h"
+#include "lib/util/uuid.h"
 
 namespace dirload::tools {
 
@@ -24,6 +26,14 @@ struct ToolOptionValues {
   // repeated-values=store|reject (dirload's): refuse an entry with a value
   // given twice in one attribute instead of storing it as slapadd does.
   std::optional<bool> reject_repeated_values;
+  // add: the identity of the entries (lib/load/loader.h). uuid=dn|time:
+  // name-based entryUUIDs, in uuid-namespace=UUID (RFC 4122's X.500 name
+  // space by default); csn-time=TIME: one fixed time for every CSN and
+  // timestamp made; remove-sids=SID,... (OpenLDAP 2.7's slapadd option).
+  bool uuid_from_dn = false;
+  std::optional<Uuid> uuid_name_space;
+  std::optional<WallTime> csn_time;
+  std::vector<int> remove_sids;
 };
 
 // Which -o names a command takes.

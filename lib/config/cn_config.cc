@@ -242,6 +242,19 @@ Status ReadGlobal(const ConfigEntry& e, SlapdConfig* cfg) {
       DIRLOAD_ASSIGN_OR_RETURN(*field, ParseCount(e, *v));
     }
   }
+  for (const ConfigValue* v : e.All("olcserverid")) {
+    // "N [URL]"
+    const std::string text = Stripped(v->value);
+    const size_t space = text.find(' ');
+    std::string url;
+    if (space != std::string::npos) {
+      url = text.substr(space + 1);
+      url.erase(0, url.find_first_not_of(' '));
+    }
+    DIRLOAD_ASSIGN_OR_RETURN(ServerId id,
+                             ParseServerId(text.substr(0, space), url, e.Where(*v)));
+    DIRLOAD_RETURN_IF_ERROR(AddServerId(std::move(id), &cfg->server_ids));
+  }
   // slapd reads each value as the words of an `attributeoptions` line
   // (slaptest writes one name per value).
   for (const ConfigValue* v : e.All("olcattributeoptions")) {
@@ -297,6 +310,14 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
     db.index_lines.push_back({v->value, v->line, e.file});
   }
   if (const ConfigValue* v = e.First("olcrootdn")) db.rootdn = v->value;
+  for (auto& [text, v] : Ordered(e.All("olcsyncrepl"))) {
+    db.consumers.push_back(SyncreplConsumer(text));
+  }
+  for (const char* type : {"olcmultiprovider", "olcmirrormode"}) {
+    if (const ConfigValue* v = e.First(type)) {
+      DIRLOAD_ASSIGN_OR_RETURN(db.multiprovider, ParseBoolean(e, *v));
+    }
+  }
   if (const ConfigValue* v = e.First("olclastmod")) {
     DIRLOAD_ASSIGN_OR_RETURN(db.lastmod, ParseBoolean(e, *v));
   }
@@ -421,7 +442,7 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
   NoteIgnored(
       global,
       {"olcindexhash64", "olcindexsubstrifminlen", "olcindexsubstrifmaxlen", "olcindexsubstranylen",
-       "olcindexsubstranystep", "olcindexintlen", "olcattributeoptions"},
+       "olcindexsubstranystep", "olcindexintlen", "olcattributeoptions", "olcserverid"},
       &cfg);
 
   const std::string builtin_schema = config_dir + "/cn=schema.ldif";
@@ -456,7 +477,8 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
     DIRLOAD_ASSIGN_OR_RETURN(SlapdDatabase db, ReadDatabase(e));
     NoteIgnored(e,
                 {"olcdatabase", "olcsuffix", "olcdbdirectory", "olcdbindex", "olcrootdn",
-                 "olclastmod", "olcdbmaxsize", "olcdbenvflags", "olcdbconfig"},
+                 "olclastmod", "olcdbmaxsize", "olcdbenvflags", "olcdbconfig", "olcsyncrepl",
+                 "olcmultiprovider", "olcmirrormode"},
                 &cfg);
     if (cfg.FindDatabase(db.number) != nullptr) {
       return ConfigError(tree.Name(f) + ": a second database numbered " +

@@ -3,7 +3,8 @@
 // SlapdConfig a slapd.conf gives (slapd_config.h):
 //
 //   DIR/cn=config.ldif                       olcIndexHash64, olcIndexSubstr*,
-//                                            olcIndexIntLen, olcAttributeOptions
+//                                            olcIndexIntLen, olcAttributeOptions,
+//                                            olcServerID
 //   DIR/cn=config/cn=module{N}.ldif          olcModuleLoad
 //   DIR/cn=config/cn=schema.ldif             slapd's built-in schema: skipped,
 //                                            dirload's system schema stands
@@ -15,7 +16,8 @@
 //   DIR/cn=config/olcDatabase={N}TYPE.ldif   olcSuffix, olcDbDirectory,
 //                                            olcDbIndex, olcDbMaxSize,
 //                                            olcRootDN, olcLastMod,
-//                                            olcDbEnvFlags, olcDbConfig
+//                                            olcDbEnvFlags, olcDbConfig,
+//                                            olcSyncrepl, olcMultiProvider
 //   DIR/cn=config/olcDatabase={N}TYPE/olcOverlay={M}NAME.ldif  olcOverlay
 //
 // Each file holds one LDIF entry (after slapd's "# AUTO-GENERATED FILE" and

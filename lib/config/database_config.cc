@@ -164,11 +164,19 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseOptions& a, bool creating
     for (const std::string& m : cfg->modules) AddOnce(&db.modules, m);
     for (const std::string& m : s.overlays) AddOnce(&db.modules, m);
     db.overlays = s.overlays;
+    db.replication.server_ids = cfg->server_ids;
+    db.replication.syncprov =
+        std::find(s.overlays.begin(), s.overlays.end(), "syncprov") != s.overlays.end();
+    db.replication.accesslog =
+        std::find(s.overlays.begin(), s.overlays.end(), "accesslog") != s.overlays.end();
+    db.replication.multiprovider = s.multiprovider;
+    db.replication.consumers = s.consumers;
     db.envflags = s.envflags;
     db.index_tuning = cfg->index_tuning;
     db.attribute_options = cfg->attribute_options;
     db.index_lines = s.index_lines;
     db.notes = cfg->notes;
+    db.notes.push_back(Describe(s) + ": replication: " + db.replication.Describe());
     for (const std::string& w : cfg->warnings) db.warnings.push_back(w);
     if (s.maxsize) db.store_options.lmdb_map_size = *s.maxsize;
     if (s.cache_size) db.store_options.bdb_cache_size = *s.cache_size;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/config/replication.h"
 #include "lib/config/slapd_config.h"
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
@@ -73,6 +74,9 @@ struct ResolvedDatabase {
   // names and this database's overlays, each once ("back_mdb", "ppolicy").
   std::vector<std::string> modules;
   std::vector<std::string> overlays;  // this database's, in order
+  // The configuration's serverIDs and this database's replication overlays
+  // and consumers (replication.h); empty without a configuration.
+  ReplicationSetup replication;
   std::vector<std::string> envflags;
   IndexTuning index_tuning;
   AttributeOptions attribute_options;        // the configuration's; lang- tags without one

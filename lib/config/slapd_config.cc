@@ -289,8 +289,23 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
                         : key == "index_substr_any_step"  ? &t.substr_any_step
                                                           : &t.intlen;
       *field = *v;
+    } else if (key == "serverid") {
+      // Global, wherever it stands, as slapd reads it.
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      DIRLOAD_ASSIGN_OR_RETURN(
+          ServerId id, ParseServerId(w[1], w.size() > 2 ? std::string_view(w[2]) : "",
+                                     path + ":" + std::to_string(line_start)));
+      DIRLOAD_RETURN_IF_ERROR(AddServerId(std::move(id), &cfg.server_ids));
     } else if (db == nullptr) {
       DIRLOAD_RETURN_IF_ERROR(unneeded());
+    } else if (key == "syncrepl") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      db->consumers.push_back(SyncreplConsumer(Join(w, 1)));
+    } else if (key == "multiprovider" || key == "mirrormode") {
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      Result<bool> v = ParseOnOff(w[1]);
+      if (!v.ok()) return v.status().WithPrefix(where + w[0] + ": ");
+      db->multiprovider = *v;
     } else if (key == "suffix") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->suffixes.push_back(w[1]);

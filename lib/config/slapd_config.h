@@ -3,8 +3,8 @@
 // both give the same SlapdConfig.
 //
 // Global settings: schema (`include` files, or definitions from cn=schema
-// entries), `moduleload` names, `attributeoptions` and the index_* tuning
-// lines. Every database
+// entries), `moduleload` names, `serverID` lines, `attributeoptions` and the
+// index_* tuning lines. Every database
 // section is kept, in order and numbered as slapadd's -n counts them: the
 // config database is 0 (there is one even when slapd.conf has no `database
 // config` line), the frontend -1 (likewise), and every other database 1, 2, ... in the
@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/config/replication.h"
 #include "lib/schema/attribute_options.h"
 #include "lib/schema/schema_loader.h"
 #include "lib/util/status.h"
@@ -67,6 +68,10 @@ struct SlapdDatabase {
   std::optional<uint64_t> cache_size;  // bdb cache in bytes (dbconfig set_cachesize)
   std::vector<std::string> envflags;   // mdb `envflags` words
   std::vector<std::string> overlays;   // `overlay` names, in order ("ppolicy")
+  // `syncrepl` lines / olcSyncrepl values: this database's consumers, each
+  // as SyncreplConsumer (replication.h) gives it.
+  std::vector<std::string> consumers;
+  bool multiprovider = false;  // `multiprovider on` / `mirrormode on`, olcMultiProvider TRUE
 
   // mdb, or bdb (hdb): what dirload loads.
   bool supported() const { return type == "mdb" || type == "bdb"; }
@@ -84,6 +89,7 @@ struct SlapdConfig {
   // directory and ".schema" ("core"), or the entry name without "{N}".
   std::vector<std::string> schema_names;
   std::vector<std::string> modules;  // moduleload names, without path or suffix
+  std::vector<ServerId> server_ids;  // `serverID` lines / olcServerID values, in order
   IndexTuning index_tuning;
   // `attributeoptions` lines / olcAttributeOptions values, all applied to one
   // set (a line inside a database section is still global, as in slapd);

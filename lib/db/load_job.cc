@@ -8,6 +8,7 @@
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/online_load.h"
 #include "lib/db/run_report.h"
+#include "lib/config/replication.h"
 #include "lib/db/write_guard.h"
 #include "lib/format/mdb/mdb_build_dir.h"
 #include "lib/format/mdb/mdb_key_maker.h"
@@ -265,6 +266,11 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
   if (access_ != Access::kLoad && access_ != Access::kDryRun) {
     return Status::Internal("BeginLoad on a database not opened for loading");
   }
+  // Refused before anything is written: options that contradict each other
+  // or the configuration's replication.
+  DIRLOAD_RETURN_IF_ERROR(Loader::CheckOptions(o.load));
+  DIRLOAD_RETURN_IF_ERROR(
+      CheckLoadServerId(config_.replication, o.load.sid, config_.config_path));
   auto s = std::make_unique<LoadJob::State>();
   s->db = this;
   s->options = o;

@@ -27,17 +27,40 @@ Loader::Loader(LoadOptions options, EntrySink* sink, const EntryChecker* checker
       rejects_(rejects),
       progress_(progress) {}
 
+Status Loader::CheckOptions(const LoadOptions& options) {
+  if (options.sid < 0 || options.sid > 0xfff) {
+    return Status::InvalidArgument("server ID " + std::to_string(options.sid) +
+                                   " is out of range (0 to 4095)")
+        .WithOrigin(ErrorOrigin::kUsage);
+  }
+  for (int removed : options.remove_sids) {
+    if (removed < 0 || removed > 0xfff) {
+      return Status::InvalidArgument("-o remove-sids: server ID " + std::to_string(removed) +
+                                     " is out of range (0 to 4095)")
+          .WithOrigin(ErrorOrigin::kUsage);
+    }
+    // As OpenLDAP 2.7's slapadd: the CSNs made would carry a removed ID.
+    if (removed == options.sid) {
+      return Status::InvalidArgument("-o remove-sids holds " + std::to_string(removed) +
+                                     ", the server ID (-S) of the CSNs this load makes")
+          .WithOrigin(ErrorOrigin::kUsage);
+    }
+  }
+  return Status::Ok();
+}
+
 Status Loader::Begin() {
   Result<std::string> ns = checker_->NormalizeDn(options_.suffix);
   if (!ns.ok()) {
     return Status::InvalidArgument("suffix '" + options_.suffix + "': " + ns.status().message());
   }
   nsuffix_ = *ns;
-  if (options_.sid < 0 || options_.sid > 0xfff) {
-    return Status::InvalidArgument("server ID " + std::to_string(options_.sid) +
-                                   " is out of range (0 to 4095)")
-        .WithOrigin(ErrorOrigin::kUsage);
+  DIRLOAD_RETURN_IF_ERROR(CheckOptions(options_));
+  for (int removed : options_.remove_sids) {
+    remove_sids_.resize(0x1000, false);
+    remove_sids_[removed] = true;
   }
+  if (!remove_sids_.empty()) options_.write_context_csn = true;
   DIRLOAD_ASSIGN_OR_RETURN(EntrySink::Start stored, sink_->Stored());
   if (!stored.suffix.empty()) {
     // Appending, as slapadd does to an existing database: same suffix, new IDs after the last.
@@ -55,8 +78,16 @@ Status Loader::Begin() {
     oo.rootdn = options_.rootdn;
     oo.sid = options_.sid;
     oo.clock = options_.clock;
+    if (options_.csn_time.has_value()) {
+      oo.clock = [t = *options_.csn_time] { return t; };
+    }
     oo.seed = options_.uuid_seed;
     operational_ = std::make_unique<OperationalAttributes>(std::move(oo));
+    if (options_.uuid_name_space.has_value()) {
+      operational_->SetUuidNameSpace(*options_.uuid_name_space);
+    }
+    // Before the workers start, as the sink expects of its preparers.
+    if (!remove_sids_.empty()) writer_preparer_ = sink_->NewPreparer();
   }
   if (entries_before_ == 0) {
     filter_added_ = true;
@@ -262,7 +293,8 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecor
     below_holes_.clear();  // every hole was filled
   }
   if (filter_added_) added_dns_.Add(HashDnName(ndn));
-  AddOperationalValues(item);
+  const bool replace_csn = ReplacesCsn(item.prepared);
+  AddOperationalValues(item, replace_csn);
   EntrySink::NewEntry e;
   e.id = id;
   e.ndn = ndn;
@@ -273,13 +305,40 @@ Status Loader::Insert(EntryId id, const ldif::Record& record, const CheckedRecor
   e.prepared = &item.made;
   e.added = added_;
   e.line = record.line();
+  if (replace_csn) DIRLOAD_RETURN_IF_ERROR(ReplaceCsn(item, &e));
   DIRLOAD_RETURN_IF_ERROR(sink_->Add(e));
   // Every hole filled, the sink's reserved names among them: their bytes go.
   if (holes_.empty() && !reservers_.empty()) reservers_.clear();
   return Status::Ok();
 }
 
-void Loader::AddOperationalValues(const CheckedRecord& item) {
+bool Loader::ReplacesCsn(const EntryChecker::Prepared& p) const {
+  return operational_ != nullptr && !p.entry_csn.empty() && Removed(CsnTracker::Sid(p.entry_csn));
+}
+
+Status Loader::ReplaceCsn(const CheckedRecord& item, EntrySink::NewEntry* entry) {
+  // In place, as slapadd 2.7 replaces it: the value keeps its position.
+  const EntryChecker::Prepared& p = item.prepared;
+  replaced_values_.assign(p.values.begin(), p.values.end());
+  for (EntrySink::ValuePair& v : replaced_values_) {
+    if (v.second.data() == p.entry_csn.data()) {
+      v.second = operational_->entry_csn();
+      break;
+    }
+  }
+  entry->values = replaced_values_;
+  ++summary_.replaced_csns;
+  // The worker prepared the entry with the old value; what the sink stores
+  // beside each value (slapd's normalized copies) is made again.
+  if (writer_preparer_ == nullptr) return Status::Ok();
+  replaced_made_ = EntrySink::Prepared{};
+  DIRLOAD_RETURN_IF_ERROR(
+      writer_preparer_->Prepare(item.ndn, replaced_values_, {}, &replaced_made_));
+  entry->prepared = &replaced_made_;
+  return Status::Ok();
+}
+
+void Loader::AddOperationalValues(const CheckedRecord& item, bool replace_csn) {
   const EntryChecker::Prepared& p = item.prepared;
   added_.clear();
   uint8_t missing = 0;
@@ -290,11 +349,11 @@ void Loader::AddOperationalValues(const CheckedRecord& item) {
           static_cast<uint8_t>(~OperationalBit(OperationalAttribute::kStructuralObjectClass));
     }
   }
-  if (missing == 0) {
+  if (missing == 0 && !replace_csn) {
     if (options_.write_context_csn && !p.entry_csn.empty()) csns_.Add(p.entry_csn);
     return;
   }
-  operational_->Next();
+  operational_->Next(item.ndn);
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
     if ((missing & (1u << i)) == 0) continue;
     auto a = static_cast<OperationalAttribute>(i);
@@ -304,7 +363,7 @@ void Loader::AddOperationalValues(const CheckedRecord& item) {
          Generated(a)});
   }
   if (options_.write_context_csn) {
-    csns_.Add((missing & OperationalBit(OperationalAttribute::kEntryCsn)) != 0
+    csns_.Add((missing & OperationalBit(OperationalAttribute::kEntryCsn)) != 0 || replace_csn
                   ? operational_->entry_csn()
                   : p.entry_csn);
   }
@@ -312,7 +371,7 @@ void Loader::AddOperationalValues(const CheckedRecord& item) {
 
 Status Loader::WriteContextCsn() {
   // The empty suffix is the root DSE, which is never loaded.
-  if (csns_.empty() || nsuffix_.empty()) return Status::Ok();
+  if ((csns_.empty() && remove_sids_.empty()) || nsuffix_.empty()) return Status::Ok();
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id,
                            LookupId(MakeDnName(nsuffix_), nullptr));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
@@ -321,9 +380,14 @@ Status Loader::WriteContextCsn() {
   // and the load's, where the attribute was or at the end; but when the
   // entry holds contextCSN values and the load supersedes none of them, it
   // is left as it is, even if the load brought CSNs of other server IDs
-  // (slapd 2.5's slap_tool_update_ctxcsn writes only on a change).
-  std::map<int, std::string> merged = csns_.values();
+  // (slapd 2.5's slap_tool_update_ctxcsn writes only on a change). A value
+  // of a removed server ID goes, and that is a change (slapd 2.7).
+  std::map<int, std::string> merged;
+  for (const auto& [sid, csn] : csns_.values()) {
+    if (!Removed(sid)) merged.emplace(sid, csn);
+  }
   std::vector<EntrySink::Value> values;
+  std::vector<std::string_view> before;  // the stored contextCSN values
   size_t at = SIZE_MAX;
   bool superseded = false;
   for (const EntrySink::Value& v : stored.values) {
@@ -332,6 +396,11 @@ Status Loader::WriteContextCsn() {
       continue;
     }
     if (at == SIZE_MAX) at = values.size();
+    before.push_back(v.value);
+    if (Removed(CsnTracker::Sid(v.value))) {
+      superseded = true;
+      continue;
+    }
     auto [it, inserted] = merged.try_emplace(CsnTracker::Sid(v.value), v.value);
     if (inserted) continue;
     if (std::string_view(it->second) > v.value) {
@@ -341,6 +410,7 @@ Status Loader::WriteContextCsn() {
     }
   }
   if (at != SIZE_MAX && !superseded) return Status::Ok();
+  if (at == SIZE_MAX && merged.empty()) return Status::Ok();
   if (at == SIZE_MAX) at = values.size();
   // Without normalized copies where the stored ones had none (slapd's own).
   bool generated = false;
@@ -349,6 +419,20 @@ Status Loader::WriteContextCsn() {
   }
   std::vector<EntrySink::Value> csn_values;
   for (const auto& [sid, csn] : merged) csn_values.push_back({kContextCsnName, csn, generated});
+  if (!before.empty() && *suffix_id >= summary_.first_id) {
+    // The input gave the suffix entry a contextCSN, which -w overwrites: the
+    // state it told replicas of is gone.
+    std::string was, now;
+    for (std::string_view v : before) was += (was.empty() ? "" : ", ") + std::string(v);
+    for (const EntrySink::Value& v : csn_values) {
+      now += (now.empty() ? "" : ", ") + std::string(v.value);
+    }
+    const uint64_t index = *suffix_id - summary_.first_id;
+    const uint64_t line = index < line_of_.size() ? line_of_[index] : 0;
+    summary_.warnings.push_back(file_ + ":" + std::to_string(line) + ": " + options_.suffix +
+                                ": -w overwrites the contextCSN the input gives (" + was +
+                                "; now " + (now.empty() ? "none" : now) + ")");
+  }
   values.insert(values.begin() + static_cast<std::ptrdiff_t>(at), csn_values.begin(),
                 csn_values.end());
   return sink_->Replace(*suffix_id, values);

@@ -21,6 +21,15 @@
 // write_context_csn the suffix entry gets contextCSN at the end, as slapadd -w
 // writes it.
 //
+// For replicas loaded apart (each provider and consumer from the same LDIF),
+// the values made can be made the same everywhere: entryUUIDs named by the
+// DN (uuid_name_space) and one fixed time for every CSN and timestamp
+// (csn_time), the CSN counters counting up in input order. The same input
+// and options then give the same entries, byte for byte. remove_sids is
+// OpenLDAP 2.7's slapadd -o remove-sids: an input entryCSN of one of those
+// server IDs is replaced, where it stands, by a CSN made as if it were
+// missing (with `sid`), and contextCSN keeps no value of them.
+//
 // What a failed or killed run leaves is the sink's to mark (the native
 // format's `loading` state) or to throw away (slapd's build directory).
 //
@@ -86,6 +95,14 @@ struct LoadOptions {
   RepeatedValues repeated_values = RepeatedValues::kStore;
   OperationalAttributes::Clock clock;  // null: the system clock (tests fix it)
   uint64_t uuid_seed = 0;              // 0: entryUUID randomness from /dev/urandom
+  // -o csn-time: the time of every CSN and timestamp made (a clock that
+  // stands still), instead of `clock`.
+  std::optional<WallTime> csn_time;
+  // -o uuid=dn: name-based entryUUIDs in this name space.
+  std::optional<Uuid> uuid_name_space;
+  // -o remove-sids: server IDs (0..0xfff, not `sid`) whose entryCSNs are
+  // replaced and whose contextCSN values are dropped; implies write_context_csn.
+  std::vector<int> remove_sids;
 };
 
 struct LoadSummary {
@@ -103,6 +120,10 @@ struct LoadSummary {
   static constexpr size_t kNamedRepeats = 1000;
   uint64_t repeated_value_entries = 0;
   std::vector<std::string> repeated_values;
+  // What the operator should know although the load went through: the
+  // input's contextCSN on the suffix entry overwritten by -w.
+  std::vector<std::string> warnings;
+  uint64_t replaced_csns = 0;  // entryCSNs replaced for remove_sids
 };
 
 // Where rejected records go with -c (the tool opens the file).
@@ -119,6 +140,10 @@ class Loader {
   // be null.
   Loader(LoadOptions options, EntrySink* sink, const EntryChecker* checker, RejectSink* rejects,
          ProgressSink* progress);
+
+  // The options' own checks (the server ID and remove_sids), which Run
+  // makes first: a usage error, before anything is written.
+  static Status CheckOptions(const LoadOptions& options);
 
   // Loads everything `reader` yields. Returns the summary; an error when a
   // storage operation failed, or (without -c) at the first bad record. With
@@ -171,8 +196,14 @@ class Loader {
   // Whether `item` comes before skip_to_line.
   bool Skipped(const CheckedRecord& item) const;
   // The operational values the entry lacks, in added_ (lastmod); notes its
-  // entryCSN for -w.
-  void AddOperationalValues(const CheckedRecord& item);
+  // entryCSN for -w. `replace_csn`: its entryCSN is one remove_sids replaces.
+  void AddOperationalValues(const CheckedRecord& item, bool replace_csn);
+  // Whether the entry's own entryCSN has a server ID of remove_sids.
+  bool ReplacesCsn(const EntryChecker::Prepared& p) const;
+  // The entry's values with the entryCSN Next() made in place of its own,
+  // prepared again for the sink, into *entry.
+  Status ReplaceCsn(const CheckedRecord& item, EntrySink::NewEntry* entry);
+  bool Removed(int sid) const { return sid >= 0 && !remove_sids_.empty() && remove_sids_[sid]; }
   // -w: merges the greatest entryCSN per server ID into the suffix entry's contextCSN.
   Status WriteContextCsn();
   // Rejects (and removes) every entry below a reserved ID that never arrived.
@@ -220,6 +251,13 @@ class Loader {
   std::unique_ptr<OperationalAttributes> operational_;  // lastmod on
   CsnTracker csns_;                                     // -w
   std::vector<EntrySink::Value> added_;                 // AddOperationalValues' output
+  // remove_sids by server ID (empty when none), and what ReplaceCsn needs:
+  // the sink's preparer on this thread, the entry's values and their
+  // preparation with the new CSN.
+  std::vector<bool> remove_sids_;
+  std::unique_ptr<EntrySink::Preparer> writer_preparer_;
+  std::vector<EntrySink::ValuePair> replaced_values_;
+  EntrySink::Prepared replaced_made_;
   PhaseClock clock_;
   double last_progress_ = -1;
 };

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "lib/schema/generalized_time.h"
 #include "lib/util/ascii.h"
 
 namespace dirload {
@@ -28,6 +29,23 @@ void PutHex(uint64_t v, int width, char* out) {
     out[i] = kLowerHexDigits[v & 0xf];
     v >>= 4;
   }
+}
+
+// Days from 1970-01-01 to the proleptic Gregorian date (H. Hinnant's
+// days_from_civil).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+uint32_t Digits(std::string_view s, size_t at, size_t n) {
+  uint32_t v = 0;
+  for (size_t i = at; i < at + n; ++i) v = v * 10 + static_cast<uint32_t>(s[i] - '0');
+  return v;
 }
 
 uint64_t RandomSeed() {
@@ -68,17 +86,24 @@ WallTime OperationalAttributes::Now() const {
   return {static_cast<int64_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec / 1000)};
 }
 
-void OperationalAttributes::Next() {
+void OperationalAttributes::Next(std::string_view ndn) {
   WallTime now = Now();
   // entryCSN: the time may not go back nor repeat; the counter tells apart
-  // the CSNs of one microsecond.
+  // the CSNs of one microsecond, as far as its six hex digits go.
   if (now.seconds > last_csn_time_.seconds ||
       (now.seconds == last_csn_time_.seconds && now.micros > last_csn_time_.micros)) {
     last_csn_time_ = now;
     csn_counter_ = 0;
-  } else {
+  } else if (csn_counter_ < kMaxCsnCounter) {
     now = last_csn_time_;
     ++csn_counter_;
+  } else {
+    if (++last_csn_time_.micros == 1000000) {
+      last_csn_time_.micros = 0;
+      ++last_csn_time_.seconds;
+    }
+    now = last_csn_time_;
+    csn_counter_ = 0;
   }
   if (now.seconds != date_second_) {
     time_t t = static_cast<time_t>(now.seconds);
@@ -95,8 +120,12 @@ void OperationalAttributes::Next() {
     std::copy(date_.begin(), date_.end(), csn_.begin());
   }
   PutDigits(now.micros, 6, &csn_[15]);
-  PutHex(csn_counter_ & 0xffffff, 6, &csn_[23]);
+  PutHex(csn_counter_, 6, &csn_[23]);
 
+  if (uuid_name_space_.has_value()) {
+    FormatUuid(NameBasedUuid(*uuid_name_space_, ndn), uuid_.data());
+    return;
+  }
   // entryUUID: strictly increasing 100 ns ticks; several entries in one
   // tick borrow the next ticks.
   uint64_t t = kUuidEpochOffset + static_cast<uint64_t>(now.seconds) * 10000000ULL +
@@ -124,6 +153,37 @@ std::string_view OperationalAttributes::value(OperationalAttribute a) const {
       return entry_csn();
   }
   return {};
+}
+
+Result<WallTime> ParseCsnTime(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    std::string message = "'";
+    message.append(text);
+    message += "' ";
+    message.append(why);
+    return Status::InvalidArgument(std::move(message));
+  };
+  std::string t;
+  Status st = NormalizeGeneralizedTime(text, &t);
+  if (!st.ok()) {
+    return bad("is not a GeneralizedTime such as 20260101000000Z (" + st.message() + ")");
+  }
+  // "YYYYmmddHHMMSS[.F]Z"
+  const uint32_t year = Digits(t, 0, 4), month = Digits(t, 4, 2), day = Digits(t, 6, 2);
+  const uint32_t hour = Digits(t, 8, 2), minute = Digits(t, 10, 2), second = Digits(t, 12, 2);
+  if (year < 1970) return bad("is before 1970");
+  if (second == 60) return bad("is a leap second, which no CSN shows");
+  uint32_t micros = 0;
+  if (t[14] == '.') {
+    const std::string_view fraction = std::string_view(t).substr(15, t.size() - 16);
+    if (fraction.size() > 6) return bad("is finer than a microsecond");
+    micros = Digits(fraction, 0, fraction.size());
+    for (size_t i = fraction.size(); i < 6; ++i) micros *= 10;
+  }
+  WallTime w;
+  w.seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  w.micros = micros;
+  return w;
 }
 
 int CsnTracker::Sid(std::string_view csn) {

@@ -9,12 +9,19 @@
 //                    increasing, so no two entries of one run share a UUID;
 //                    the clock sequence and the node (a random one, with the
 //                    multicast bit set as RFC 4122 asks) are drawn once.
+//                    Or, given a name space, name-based (version 5, SHA-1 of
+//                    the name space and the entry's normalized DN): the same
+//                    DN gets the same UUID in every load, so that replicas
+//                    loaded apart agree (dirload add -o uuid=dn).
 //   create/modifyTimestamp  "YYYYmmddHHMMSSZ", GMT.
 //   entryCSN         "YYYYmmddHHMMSS.uuuuuuZ#cccccc#SID#000000": GMT time to
 //                    the microsecond, a hex change counter that is 0 unless
 //                    the microsecond did not advance (then the time stays and
 //                    the counter goes up), the server ID as 3 hex digits. So
-//                    the CSNs of one run are strictly increasing.
+//                    the CSNs of one run are strictly increasing. A clock
+//                    that stands still (dirload add -o csn-time) gives one
+//                    time and counters 0, 1, 2, ... in the order of Next();
+//                    after counter ffffff the time moves on a microsecond.
 //   creators/modifiersName  the database's rootdn ("" without one).
 //
 // The time is read once per entry (as slapadd does); the date is converted
@@ -27,8 +34,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "lib/util/status.h"
+#include "lib/util/uuid.h"
 
 namespace dirload {
 
@@ -73,9 +84,13 @@ class OperationalAttributes {
 
   explicit OperationalAttributes(Options options);
 
-  // Takes the time and makes the next entry's values. The views below stay
-  // valid until the next call.
-  void Next();
+  // From now on, entryUUIDs are name-based in `name_space` (see above).
+  void SetUuidNameSpace(const Uuid& name_space) { uuid_name_space_ = name_space; }
+
+  // Takes the time and makes the next entry's values; `ndn`, the entry's
+  // normalized DN, names its UUID when UUIDs are name-based. The views below
+  // stay valid until the next call.
+  void Next(std::string_view ndn = {});
 
   std::string_view entry_uuid() const { return {uuid_.data(), uuid_.size()}; }
   std::string_view entry_csn() const { return {csn_.data(), csn_.size()}; }
@@ -87,7 +102,10 @@ class OperationalAttributes {
  private:
   WallTime Now() const;
 
+  static constexpr uint32_t kMaxCsnCounter = 0xffffff;  // six hex digits
+
   Options options_;
+  std::optional<Uuid> uuid_name_space_;
   uint16_t clock_sequence_ = 0;  // 14 bits, with the variant bits added when written
   std::array<uint8_t, 6> node_{};
   uint64_t last_uuid_time_ = 0;  // 100 ns since 1582-10-15
@@ -99,6 +117,13 @@ class OperationalAttributes {
   std::array<char, 40> csn_{};
   std::array<char, 15> timestamp_{};
 };
+
+// A load's fixed time (dirload add -o csn-time=TIME): GeneralizedTime as
+// RFC 4517 writes it ("20260101000000Z", a fraction of a second and a
+// time-zone offset allowed), to the microsecond; InvalidArgument naming the
+// value otherwise. A time before 1970, a leap second and a fraction finer
+// than a microsecond are refused: no CSN slapd makes shows them.
+Result<WallTime> ParseCsnTime(std::string_view text);
 
 // Greatest CSN per server ID, for contextCSN (-w). CSNs compare as text:
 // their fields have fixed widths.

@@ -106,14 +106,16 @@ int FreePort() {
   return ntohs(addr.sin_port);
 }
 
-Slapd::Slapd(const TempDir& tmp, const std::string& name, const std::string& conf) {
-  const std::string err = tmp.File(name + ".slapd.err");
+Slapd::Slapd(const TempDir& tmp, const std::string& name, const std::string& conf,
+             const std::string& debug_level)
+    : log_(tmp.File(name + ".slapd.err")) {
+  const std::string& err = log_;
   // Another process may take the free port before slapd binds it: retry.
   for (int attempt = 0; attempt < 3; ++attempt) {
     url_ = "ldap://127.0.0.1:" + std::to_string(FreePort());
     child_ = std::make_unique<ChildProcess>();
     std::string error;
-    REQUIRE_MESSAGE(child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", conf, "-d", "0"},
+    REQUIRE_MESSAGE(child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", conf, "-d", debug_level},
                                   tmp.File(name + ".slapd.out"), err, &error),
                     error);
     // Bounded: about 10 s for slapd to answer the root DSE.

@@ -51,15 +51,19 @@ int FreePort();
 
 // slapd in the foreground on the database `conf` configures; stopped (and
 // reaped) when the object goes, also when a check failed. Its output goes to
-// NAME.slapd.out / .err in `tmp`, which must outlive the object.
+// NAME.slapd.out / .err in `tmp`, which must outlive the object; the log
+// (slapd -d `debug_level`, "0" for none) to NAME.slapd.err.
 class Slapd {
  public:
-  Slapd(const TempDir& tmp, const std::string& name, const std::string& conf);
+  Slapd(const TempDir& tmp, const std::string& name, const std::string& conf,
+        const std::string& debug_level = "0");
   ~Slapd();
   Slapd(const Slapd&) = delete;
   Slapd& operator=(const Slapd&) = delete;
 
   const std::string& url() const { return url_; }
+  // Where slapd's log goes.
+  const std::string& log() const { return log_; }
 
   // ldapsearch's exit status and its entries: each entry's text when
   // `attrs` asks for more than the DN, sorted (slapd returns them in ID
@@ -74,6 +78,7 @@ class Slapd {
 
  private:
   std::string url_;
+  std::string log_;
   std::unique_ptr<ChildProcess> child_;
 };
 

@@ -15,6 +15,7 @@
 #include "lib/schema/schema.h"
 #include "lib/store/tables.h"
 #include "lib/util/coding.h"
+#include "lib/util/uuid.h"
 #include "tests/schema/builtin_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -747,6 +748,144 @@ TEST_CASE("one checking worker or several, or the writing thread alone: the same
     CHECK(dn2id[threads] == dn2id[0]);
     CHECK(id2entry[threads] == id2entry[0]);
     CHECK(rejects[threads] == rejects[0]);
+  }
+}
+
+// The options that make replicas loaded apart agree (dirload add -o
+// uuid=dn, -o csn-time): the values made depend on the input alone.
+TEST_CASE("uuid_name_space and csn_time: the same values in every run, counters in input order") {
+  const std::string ldif =
+      std::string(kTop) + Person("b") + kPeople + Person("a") +
+      "dn: ou=kept,dc=example,dc=com\nobjectClass: organizationalUnit\nou: kept\n"
+      "entryUUID: cd9c747e-81a3-1041-8d79-d538592ed736\n"
+      "entryCSN: 20200101000000.123456Z#000000#001#000000\n\n";
+  std::vector<std::string> texts[2];
+  for (unsigned threads : {0u, 3u}) {
+    CAPTURE(threads);
+    testing::TempDir dir;
+    Run run;
+    LoadInto(Backend::kLmdb, dir.File("db"), ldif, false, &run, [&](LoadOptions* lo) {
+      lo->threads = threads;
+      lo->batch_records = 1;
+      lo->sid = 2;
+      lo->csn_time = WallTime{1767225600, 0};  // 2026-01-01
+      lo->uuid_name_space = kX500NameSpace;
+    });
+    REQUIRE(run.summary.ok());
+    REQUIRE(run.entries.size() == 5);
+    for (const ldif::Record& r : run.entries) {
+      std::string text;
+      ldif::AppendRecord(r, ldif::WriterOptions{}, &text);
+      texts[threads == 0 ? 0 : 1].push_back(std::move(text));
+    }
+    // In ID order: the suffix, ou=people (reserved by uid=b), uid=b, uid=a,
+    // ou=kept; the counters follow the input (uid=b came before ou=people).
+    const ldif::Record& top = run.entries[0];
+    CHECK(Values(top, "entryUUID") ==
+          std::vector<std::string>{FormatUuid(NameBasedUuid(kX500NameSpace, "dc=example,dc=com"))});
+    CHECK(Values(top, "entryCSN") ==
+          std::vector<std::string>{"20260101000000.000000Z#000000#002#000000"});
+    CHECK(Values(top, "createTimestamp") == std::vector<std::string>{"20260101000000Z"});
+    CHECK(Values(run.entries[2], "entryCSN") ==
+          std::vector<std::string>{"20260101000000.000000Z#000001#002#000000"});
+    CHECK(Values(run.entries[1], "entryCSN") ==
+          std::vector<std::string>{"20260101000000.000000Z#000002#002#000000"});
+    CHECK(Values(run.entries[1], "entryUUID") ==
+          std::vector<std::string>{
+              FormatUuid(NameBasedUuid(kX500NameSpace, "ou=people,dc=example,dc=com"))});
+    CHECK(Values(run.entries[3], "entryCSN") ==
+          std::vector<std::string>{"20260101000000.000000Z#000003#002#000000"});
+    // Given values are kept.
+    CHECK(Values(run.entries[4], "entryUUID") ==
+          std::vector<std::string>{"cd9c747e-81a3-1041-8d79-d538592ed736"});
+    CHECK(Values(run.entries[4], "entryCSN") ==
+          std::vector<std::string>{"20200101000000.123456Z#000000#001#000000"});
+  }
+  CHECK(texts[0] == texts[1]);
+}
+
+TEST_CASE("remove_sids: those entryCSNs replaced where they stand, no contextCSN of them kept") {
+  const std::string ldif =
+      "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+      "dc: example\no: Example\n"
+      "contextCSN: 20250101000000.000000Z#000000#002#000000\n"
+      "contextCSN: 20250101000000.000000Z#000000#003#000000\n"
+      "entryCSN: 20250101000000.000000Z#000000#002#000000\n\n"
+      "dn: ou=a,dc=example,dc=com\nobjectClass: organizationalUnit\nou: a\n"
+      "entryCSN: 20250102000000.000000Z#000000#002#000000\ndescription: after it\n\n"
+      "dn: ou=b,dc=example,dc=com\nobjectClass: organizationalUnit\nou: b\n"
+      "entryCSN: 20240101000000.000000Z#000000#003#000000\n\n";
+  testing::TempDir dir;
+  Run run;
+  LoadInto(Backend::kLmdb, dir.File("db"), ldif, false, &run, [](LoadOptions* lo) {
+    lo->sid = 1;
+    lo->csn_time = WallTime{1767225600, 0};
+    lo->remove_sids = {2, 7};  // no -w: implied
+  });
+  REQUIRE(run.summary.ok());
+  CHECK(run.summary->replaced_csns == 2);
+  REQUIRE(run.entries.size() == 3);
+  const ldif::Record& top = run.entries[0];
+  // In place: the value keeps its position among the entry's attributes.
+  CHECK(Names(top)[4] == "contextCSN");
+  CHECK(Names(top)[5] == "contextCSN");
+  CHECK(Names(top)[6] == "entryCSN");
+  CHECK(Values(top, "entryCSN") ==
+        std::vector<std::string>{"20260101000000.000000Z#000000#001#000000"});
+  CHECK(Names(run.entries[1])[2] == "entryCSN");
+  CHECK(Values(run.entries[1], "entryCSN") ==
+        std::vector<std::string>{"20260101000000.000000Z#000001#001#000000"});
+  CHECK(Values(run.entries[2], "entryCSN") ==
+        std::vector<std::string>{"20240101000000.000000Z#000000#003#000000"});
+  // Server ID 2 gone; 1 the load's greatest (ou=b took counter 2 for its
+  // other values but kept its own CSN); 3 as the input gave it (newer than
+  // the load's).
+  CHECK(Values(top, "contextCSN") ==
+        std::vector<std::string>{"20260101000000.000000Z#000001#001#000000",
+                                 "20250101000000.000000Z#000000#003#000000"});
+  REQUIRE(run.summary->warnings.size() == 1);
+  CHECK(run.summary->warnings[0] ==
+        "in.ldif:1: dc=example,dc=com: -w overwrites the contextCSN the input gives "
+        "(20250101000000.000000Z#000000#002#000000, 20250101000000.000000Z#000000#003#000000; "
+        "now 20260101000000.000000Z#000001#001#000000, "
+        "20250101000000.000000Z#000000#003#000000)");
+
+  LoadOptions refused;
+  refused.sid = 2;
+  refused.remove_sids = {1, 2};
+  Status st = Loader::CheckOptions(refused);
+  CHECK(st.origin() == ErrorOrigin::kUsage);
+  CHECK(st.message() == "-o remove-sids holds 2, the server ID (-S) of the CSNs this load makes");
+}
+
+TEST_CASE("-w warns when it overwrites the input's contextCSN, not when it keeps it") {
+  auto top = [](const std::string& context_csn) {
+    return "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+           "dc: example\no: Example\ncontextCSN: " +
+           context_csn + "\n\n";
+  };
+  for (bool newer : {false, true}) {
+    CAPTURE(newer);
+    testing::TempDir dir;
+    Run run;
+    const std::string given = newer ? "20400101000000.000000Z#000000#005#000000"
+                                    : "20200101000000.000000Z#000000#005#000000";
+    LoadInto(Backend::kLmdb, dir.File("db"), top(given) + kPeople, false, &run,
+             [](LoadOptions* lo) {
+               SteppingClock(lo);
+               lo->sid = 5;
+               lo->write_context_csn = true;
+             });
+    REQUIRE(run.summary.ok());
+    if (newer) {
+      CHECK(run.summary->warnings.empty());
+      CHECK(Values(run.entries[0], "contextCSN") == std::vector<std::string>{given});
+    } else {
+      REQUIRE(run.summary->warnings.size() == 1);
+      CHECK(run.summary->warnings[0].find("in.ldif:1: dc=example,dc=com: -w overwrites the "
+                                          "contextCSN the input gives (" +
+                                          given + "; now 20240102030405.000002Z#000000#005") == 0);
+    }
   }
 }
 

@@ -125,6 +125,81 @@ TEST_CASE("the system clock gives today's date") {
                          std::regex("[0-9]{14}\\.[0-9]{6}Z#000000#000#000000")));
 }
 
+TEST_CASE("name-based entryUUIDs come from the DN, the same in every run") {
+  WallTime now{k20240102030405, 0};
+  OperationalAttributes a(Fixed(&now)), b(Fixed(&now));
+  a.SetUuidNameSpace(kX500NameSpace);
+  b.SetUuidNameSpace(kX500NameSpace);
+  a.Next("dc=example,dc=com");
+  // uuid.uuid5(uuid.NAMESPACE_X500, "dc=example,dc=com") in Python.
+  CHECK(a.entry_uuid() == "86845e9f-6224-5313-acb4-60c6bee4017f");
+  now.micros = 500;  // another time, the same name
+  b.Next("dc=example,dc=com");
+  CHECK(b.entry_uuid() == a.entry_uuid());
+  a.Next("uid=a,ou=people,dc=example,dc=com");
+  CHECK(a.entry_uuid() == "162d3dd4-683a-536e-99bf-15990e579b11");
+  CHECK(a.value(OperationalAttribute::kEntryUuid) == a.entry_uuid());
+
+  OperationalAttributes other(Fixed(&now));
+  other.SetUuidNameSpace(*ParseUuid("6ba7b810-9dad-11d1-80b4-00c04fd430c8"));
+  other.Next("uid=a,ou=people,dc=example,dc=com");
+  CHECK(other.entry_uuid() != a.entry_uuid());
+  CHECK(other.entry_uuid()[14] == '5');  // version 5
+}
+
+TEST_CASE("a clock that stands still: one time, the CSN counters counting up") {
+  WallTime fixed{k20240102030405, 0};
+  OperationalAttributes op(Fixed(&fixed, 1));
+  std::vector<std::string> csns;
+  for (int i = 0; i < 3; ++i) {
+    op.Next();
+    csns.emplace_back(op.entry_csn());
+    CHECK(op.timestamp() == "20240102030405Z");
+  }
+  CHECK(csns == std::vector<std::string>{"20240102030405.000000Z#000000#001#000000",
+                                         "20240102030405.000000Z#000001#001#000000",
+                                         "20240102030405.000000Z#000002#001#000000"});
+}
+
+TEST_CASE("past counter ffffff the CSN moves on a microsecond, still increasing") {
+  WallTime fixed{k20240102030405, 999999};
+  OperationalAttributes op(Fixed(&fixed));
+  std::string last;
+  for (uint32_t i = 0; i <= 0xffffff; ++i) op.Next();
+  last = std::string(op.entry_csn());
+  CHECK(last == "20240102030405.999999Z#ffffff#000#000000");
+  op.Next();
+  CHECK(op.entry_csn() == "20240102030406.000000Z#000000#000#000000");
+  CHECK(std::string(op.entry_csn()) > last);
+  CHECK(op.timestamp() == "20240102030406Z");
+  op.Next();
+  CHECK(op.entry_csn() == "20240102030406.000000Z#000001#000#000000");
+}
+
+TEST_CASE("csn-time: GeneralizedTime to the microsecond") {
+  Result<WallTime> t = ParseCsnTime("20260101000000Z");
+  REQUIRE(t.ok());
+  CHECK(t->seconds == 1767225600);  // date -u -d 2026-01-01 +%s
+  CHECK(t->micros == 0);
+  t = ParseCsnTime("20240102030405.25Z");
+  REQUIRE(t.ok());
+  CHECK(t->seconds == k20240102030405);
+  CHECK(t->micros == 250000);
+  t = ParseCsnTime("20240102040405+0100");  // an offset, applied
+  REQUIRE(t.ok());
+  CHECK(t->seconds == k20240102030405);
+  t = ParseCsnTime("19700101000000Z");
+  REQUIRE(t.ok());
+  CHECK(t->seconds == 0);
+  for (const char* bad : {"", "2026", "tomorrow", "20261301000000Z", "19691231235959Z",
+                          "20240102030405.1234567Z", "20161231235960Z"}) {
+    CAPTURE(bad);
+    Result<WallTime> r = ParseCsnTime(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message().find(std::string("'") + bad + "'") == 0);
+  }
+}
+
 TEST_CASE("CsnTracker keeps the greatest CSN per server ID") {
   CsnTracker t;
   CHECK(t.empty());

@@ -515,9 +515,10 @@ Status MakeScanPlan(MdbEnv& env, const Schema& schema, const std::vector<IndexSp
 }
 
 // The sort method (see the header): groups of indexes, each scanned and
-// then handed to `sink`, by options.threads threads.
+// then handed to `sink`, by options.threads threads. `pin`: the sink
+// writes into `env` (see the header's note on the file's layout).
 Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options, MdbKeySink* sink,
-                    MdbIndexStats* stats) {
+                    MdbIndexStats* stats, bool pin) {
   std::vector<Target>& targets = plan.targets;
   const Routes& routes = plan.routes;
   const uint64_t last_id = plan.last_id;
@@ -751,7 +752,15 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
       }
     }
   };
-  {
+  if (pin && threads > 1) {
+    // The calling thread holds the pin (LMDB gives a thread one read
+    // transaction at a time) while the workers scan and write.
+    DIRLOAD_ASSIGN_OR_RETURN(MdbTxn pinned, env.Begin(false));
+    std::vector<std::thread> workers;
+    for (size_t i = 0; i < threads; ++i) workers.emplace_back(work);
+    for (std::thread& t : workers) t.join();
+    pinned.Abort();
+  } else {
     std::vector<std::thread> others;
     for (size_t i = 1; i < threads; ++i) others.emplace_back(work);
     work();
@@ -800,7 +809,10 @@ Result<MdbIndexStats> MdbIndexBuilder::Build(MdbEnv& env, const Schema& schema,
   } else {
     KeyWriter writer(env, std::move(dbs), options.puts_per_txn, options.keys.max_ids_per_key(),
                      &stats);
-    DIRLOAD_RETURN_IF_ERROR(StreamSorted(env, plan, options, &writer, &stats));
+    // A rebuild would keep the pages of the lists it dropped from reuse:
+    // as many again as the indexes take. It goes without the pin.
+    DIRLOAD_RETURN_IF_ERROR(
+        StreamSorted(env, plan, options, &writer, &stats, /*pin=*/!options.rebuild));
   }
   if (options.sync) DIRLOAD_RETURN_IF_ERROR(env.Sync());
   return stats;
@@ -812,7 +824,7 @@ Result<MdbIndexStats> MdbIndexBuilder::Stream(MdbEnv& env, const Schema& schema,
   MdbIndexStats stats;
   ScanPlan plan;
   DIRLOAD_RETURN_IF_ERROR(MakeScanPlan(env, schema, specs, options, &plan));
-  DIRLOAD_RETURN_IF_ERROR(StreamSorted(env, plan, options, sink, &stats));
+  DIRLOAD_RETURN_IF_ERROR(StreamSorted(env, plan, options, sink, &stats, /*pin=*/false));
   return stats;
 }
 

@@ -42,6 +42,17 @@
 // entries ahead of its decoding and asks the processor for their first
 // bytes early.
 //
+// A first build's file layout is the same whatever the threads' timing:
+// which pages LMDB reuses in a write transaction depends on the oldest read
+// transaction open, and the scans open theirs while groups are written. So
+// Build, unless it rebuilds, holds one read transaction from before the
+// first write to the end: no page freed during the build is reused by it
+// (few are: the pages each commit copies, a tenth of a percent of the file),
+// and the same entries and options give the same data.mdb, byte for byte
+// (what `dirload add -o csn-time` promises). A rebuild goes without: the
+// lists it dropped would be kept from reuse, as many pages again as the
+// indexes take.
+//
 // The sort method's keys go to an MdbKeySink: Build's writes them into the
 // index databases; Stream hands them to the caller's (a verification
 // compares them with what the databases hold, mdb_verify.h).
