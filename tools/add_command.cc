@@ -267,8 +267,9 @@ CommandRunner RegisterAdd(CLI::App* app) {
       "space of uuid=dn; default RFC 4122's X.500 one, "
       "6ba7b814-9dad-11d1-80b4-00c04fd430c8), csn-time=TIME (GeneralizedTime such as "
       "20260101000000Z: every entryCSN, createTimestamp and modifyTimestamp made has this "
-      "time, the CSN counters counting up in input order; with uuid=dn, -S and -w the same "
-      "LDIF gives the same database, byte for byte, on every replica), remove-sids=SID,... "
+      "time, the CSN counters counting up in input order; with uuid=dn the same LDIF and "
+      "options give a new database in slapd's format the same data.mdb, byte for byte, on "
+      "every replica), remove-sids=SID,... "
       "(OpenLDAP 2.7's: an input entryCSN with one of these server IDs is replaced by a new "
       "one with -S's, contextCSN keeps none of them; implies -w). Values the input gives "
       "are kept");
