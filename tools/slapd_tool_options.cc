@@ -125,9 +125,9 @@ Result<ToolOptionValues> ParseToolOptions(const std::vector<std::string>& values
       if (taken) continue;
     }
     return Usage("-o " + item + ": unknown option (this command takes " +
-                 std::string(kind == ToolKind::kAdd ? "ldif-wrap, schema-check, value-check, "
-                                                      "repeated-values, uuid, uuid-namespace, "
-                                                      "csn-time, remove-sids"
+                 std::string(kind == ToolKind::kAdd   ? "ldif-wrap, schema-check, value-check, "
+                                                        "repeated-values, uuid, uuid-namespace, "
+                                                        "csn-time, remove-sids"
                              : kind == ToolKind::kCat ? "ldif-wrap"
                                                       : "no -o option but syslog's") +
                  ")");

@@ -251,8 +251,7 @@ Status ReadGlobal(const ConfigEntry& e, SlapdConfig* cfg) {
       url = text.substr(space + 1);
       url.erase(0, url.find_first_not_of(' '));
     }
-    DIRLOAD_ASSIGN_OR_RETURN(ServerId id,
-                             ParseServerId(text.substr(0, space), url, e.Where(*v)));
+    DIRLOAD_ASSIGN_OR_RETURN(ServerId id, ParseServerId(text.substr(0, space), url, e.Where(*v)));
     DIRLOAD_RETURN_IF_ERROR(AddServerId(std::move(id), &cfg->server_ids));
   }
   // slapd reads each value as the words of an `attributeoptions` line

@@ -116,18 +116,21 @@ std::string SyncreplConsumer(std::string_view text) {
 Status CheckLoadServerId(const ReplicationSetup& replication, int sid, const std::string& config) {
   if (!replication.several_providers()) return Status::Ok();
   const std::vector<int> ids = replication.ids();
-  std::string choices;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] == 0) continue;
-    choices += (choices.empty() ? "" : i + 1 == ids.size() ? " or " : ", ") + std::string("-S ") +
-               std::to_string(ids[i]);
+  // 0 is never a choice: several providers each need an ID of their own.
+  std::vector<int> usable;
+  for (int id : ids) {
+    if (id != 0) usable.push_back(id);
   }
-  const std::string configured = config + " configures several providers, serverID " +
-                                 ListIds(replication.server_ids);
+  std::string choices;
+  for (size_t i = 0; i < usable.size(); ++i) {
+    if (i > 0) choices += i + 1 == usable.size() ? " or " : ", ";
+    choices += "-S " + std::to_string(usable[i]);
+  }
+  const std::string configured =
+      config + " configures several providers, serverID " + ListIds(replication.server_ids);
   if (sid == 0) {
-    return Status::InvalidArgument(
-               "server ID 0 (-S 0, the default): " + configured +
-               "; CSNs with ID 0 belong to none of them: give " + choices)
+    return Status::InvalidArgument("server ID 0 (-S 0, the default): " + configured +
+                                   "; CSNs with ID 0 belong to none of them: give " + choices)
         .WithOrigin(ErrorOrigin::kUsage);
   }
   if (std::find(ids.begin(), ids.end(), sid) == ids.end()) {

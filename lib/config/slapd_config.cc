@@ -292,9 +292,9 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     } else if (key == "serverid") {
       // Global, wherever it stands, as slapd reads it.
       DIRLOAD_RETURN_IF_ERROR(need(1));
-      DIRLOAD_ASSIGN_OR_RETURN(
-          ServerId id, ParseServerId(w[1], w.size() > 2 ? std::string_view(w[2]) : "",
-                                     path + ":" + std::to_string(line_start)));
+      DIRLOAD_ASSIGN_OR_RETURN(ServerId id,
+                               ParseServerId(w[1], w.size() > 2 ? std::string_view(w[2]) : "",
+                                             path + ":" + std::to_string(line_start)));
       DIRLOAD_RETURN_IF_ERROR(AddServerId(std::move(id), &cfg.server_ids));
     } else if (db == nullptr) {
       DIRLOAD_RETURN_IF_ERROR(unneeded());

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lib/config/replication.h"
 #include "lib/db/lmdb_presence.h"
 #include "lib/db/load_target.h"
 #include "lib/db/mdb_load_options.h"
 #include "lib/db/online_load.h"
 #include "lib/db/run_report.h"
-#include "lib/config/replication.h"
 #include "lib/db/write_guard.h"
 #include "lib/format/mdb/mdb_build_dir.h"
 #include "lib/format/mdb/mdb_key_maker.h"
@@ -269,8 +269,7 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
   // Refused before anything is written: options that contradict each other
   // or the configuration's replication.
   DIRLOAD_RETURN_IF_ERROR(Loader::CheckOptions(o.load));
-  DIRLOAD_RETURN_IF_ERROR(
-      CheckLoadServerId(config_.replication, o.load.sid, config_.config_path));
+  DIRLOAD_RETURN_IF_ERROR(CheckLoadServerId(config_.replication, o.load.sid, config_.config_path));
   auto s = std::make_unique<LoadJob::State>();
   s->db = this;
   s->options = o;

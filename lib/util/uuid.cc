@@ -17,8 +17,9 @@ Result<Uuid> ParseUuid(std::string_view text) {
   auto bad = [&] {
     std::string message = "'";
     message.append(text);
-    message += "' is not a UUID (8-4-4-4-12 hex digits, such as "
-               "6ba7b814-9dad-11d1-80b4-00c04fd430c8)";
+    message +=
+        "' is not a UUID (8-4-4-4-12 hex digits, such as "
+        "6ba7b814-9dad-11d1-80b4-00c04fd430c8)";
     return Status::InvalidArgument(std::move(message));
   };
   if (text.size() != kUuidTextSize) return bad();

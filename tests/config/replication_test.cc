@@ -24,9 +24,8 @@ TEST_CASE("serverID: decimal, else hex, 0 to 4095, as slapd reads it") {
   struct Case {
     const char* text;
     int id;  // -1: refused
-  } cases[] = {{"1", 1},     {"4095", 4095}, {"0", 0},   {"10", 10}, {"0x1f", 31},
-               {"1f", 31},   {"fff", 4095},  {"4096", -1}, {"-1", -1}, {"0x1000", -1},
-               {"one", -1},  {"", -1}};
+  } cases[] = {{"1", 1},      {"4095", 4095}, {"0", 0},   {"10", 10},     {"0x1f", 31}, {"1f", 31},
+               {"fff", 4095}, {"4096", -1},   {"-1", -1}, {"0x1000", -1}, {"one", -1},  {"", -1}};
   for (const Case& c : cases) {
     CAPTURE(c.text);
     Result<ServerId> s = ParseServerId(c.text, "", "slapd.conf:3");
@@ -84,7 +83,8 @@ TEST_CASE("a load's server ID: free with one provider, one of theirs with severa
         "-S 4: slapd.conf configures several providers, serverID 1 (ldap://a/), 2 (ldap://b/), "
         "3 (ldap://c/), and none is 4: give -S 1, -S 2 or -S 3");
   // The same ID at two URLs (one server, two names) is one provider.
-  r.server_ids = {*ParseServerId("1", "ldap://a/", "f:1"), *ParseServerId("1", "ldap://a2/", "f:2")};
+  r.server_ids = {*ParseServerId("1", "ldap://a/", "f:1"),
+                  *ParseServerId("1", "ldap://a2/", "f:2")};
   CHECK_FALSE(r.several_providers());
 }
 
@@ -169,8 +169,7 @@ TEST_CASE("replication from slapd.conf and from the slapd.d slaptest makes of it
     MESSAGE("slaptest is not installed: slapd.d not compared");
     return;
   }
-  testing::ProcessResult made =
-      testing::RunSlaptest({"-f", conf, "-F", dir.File("slapd.d")}, 60);
+  testing::ProcessResult made = testing::RunSlaptest({"-f", conf, "-F", dir.File("slapd.d")}, 60);
   REQUIRE_MESSAGE(fs::exists(dir.File("slapd.d/cn=config/olcDatabase={2}mdb.ldif")),
                   made.Describe());
   DatabaseOptions from_dir = from_file;

@@ -31,10 +31,10 @@ using testing::RunResult;
 using testing::TempDir;
 
 constexpr char kCsnTime[] = "20260101000000Z";
-const std::vector<std::string> kIndexes = {"objectClass eq",       "entryCSN,entryUUID eq",
-                                           "uid eq",               "cn,sn,mail eq,sub",
-                                           "givenName eq,sub",     "telephoneNumber eq",
-                                           "departmentNumber eq"};
+const std::vector<std::string> kIndexes = {
+    "objectClass eq",     "entryCSN,entryUUID eq", "uid eq",
+    "cn,sn,mail eq,sub",  "givenName eq,sub",      "telephoneNumber eq",
+    "departmentNumber eq"};
 
 // One replica's slapd.conf: the example database in DIR/NAME, and `extra`
 // lines at its end (syncprov, syncrepl).
@@ -118,11 +118,11 @@ TEST_CASE("replicas loaded apart are byte-identical and syncrepl finds them in s
     REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   }
   testing::Slapd provider(tmp, "provider", provider_conf);
-  const std::string consumer_conf = ReplicaConf(
-      tmp, "consumer", {}, {"syncrepl rid=001 provider=" + provider.url() +
-                                " bindmethod=simple binddn=\"" + testing::kExampleRootDn +
-                                "\" credentials=secret searchbase=\"" + testing::kExampleSuffix +
-                                "\" type=refreshAndPersist retry=\"1 +\""});
+  const std::string consumer_conf =
+      ReplicaConf(tmp, "consumer", {},
+                  {"syncrepl rid=001 provider=" + provider.url() + " bindmethod=simple binddn=\"" +
+                   testing::kExampleRootDn + "\" credentials=secret searchbase=\"" +
+                   testing::kExampleSuffix + "\" type=refreshAndPersist retry=\"1 +\""});
   // The consumer's own load, its entries checked by the writing thread
   // alone: the same bytes.
   std::vector<std::string> options = IdentityOptions();
@@ -137,8 +137,8 @@ TEST_CASE("replicas loaded apart are byte-identical and syncrepl finds them in s
 
   // Every entryUUID is the name-based UUID of the DN as slapd normalizes it
   // (slapdn -N); the CSNs have the time given.
-  testing::Slapd::Answer before = provider.Search(testing::kExampleSuffix, "sub",
-                                                  "(objectClass=*)", {"*", "+"});
+  testing::Slapd::Answer before =
+      provider.Search(testing::kExampleSuffix, "sub", "(objectClass=*)", {"*", "+"});
   REQUIRE(before.exit_code == 0);
   REQUIRE(before.entries.size() == 3000);
   std::vector<std::string> slapdn = {"-f", provider_conf, "-N"};
@@ -250,9 +250,10 @@ TEST_CASE("-o uuid-namespace names the UUIDs; values the input gives are kept") 
       "entryUUID: cd9c747e-81a3-1041-8d79-d538592ed736\n"
       "entryCSN: 20200101000000.123456Z#000000#009#000000\n\n");
   const std::string conf = ReplicaConf(tmp, "db", {}, {});
-  RunResult r = LoadReplica(conf, ldif,
-                            {"-o", "uuid=dn", "-o", "uuid-namespace=6ba7b810-9dad-11d1-80b4-00c04fd430c8",
-                             "-o", "csn-time=20260101120000.5Z"});
+  RunResult r =
+      LoadReplica(conf, ldif,
+                  {"-o", "uuid=dn", "-o", "uuid-namespace=6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+                   "-o", "csn-time=20260101120000.5Z"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.Describe());
   RunResult cat = testing::RunSlapcat({"-f", conf}, 60);
   REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
@@ -276,8 +277,9 @@ TEST_CASE("-o uuid-namespace names the UUIDs; values the input gives are kept") 
 TEST_CASE("the identity options refuse bad values as usage errors") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   TempDir tmp;
-  const std::string ldif = tmp.Write("in.ldif", "dn: dc=example,dc=com\nobjectClass: dcObject\n"
-                                                "objectClass: organization\ndc: example\no: x\n");
+  const std::string ldif = tmp.Write("in.ldif",
+                                     "dn: dc=example,dc=com\nobjectClass: dcObject\n"
+                                     "objectClass: organization\ndc: example\no: x\n");
   struct Case {
     std::vector<std::string> options;
     std::string message;
@@ -293,8 +295,8 @@ TEST_CASE("the identity options refuse bad values as usage errors") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.message);
-    std::vector<std::string> args = {"add", "--db", tmp.File("db"), "--suffix",
-                                     "dc=example,dc=com", "-l", ldif};
+    std::vector<std::string> args = {"add", "--db", tmp.File("db"), "--suffix", "dc=example,dc=com",
+                                     "-l",  ldif};
     args.insert(args.end(), c.options.begin(), c.options.end());
     RunResult r = RunDirload(args);
     CHECK(r.exit_code == 2);

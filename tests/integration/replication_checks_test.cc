@@ -32,8 +32,8 @@ constexpr char kTop[] =
     "o: Example\n";
 
 std::string Ou(const std::string& name, const std::string& csn = "") {
-  std::string r = "dn: ou=" + name + ",dc=example,dc=com\nobjectClass: organizationalUnit\nou: " +
-                  name + "\n";
+  std::string r =
+      "dn: ou=" + name + ",dc=example,dc=com\nobjectClass: organizationalUnit\nou: " + name + "\n";
   if (!csn.empty()) r += "entryCSN: " + csn + "\n";
   return r + "\n";
 }
@@ -91,17 +91,17 @@ std::vector<std::string> ValuesOf(const std::string& ldif, const std::string& na
 TEST_CASE("several providers: the load's server ID must be one of theirs, from -f and -F") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
   TempDir tmp;
-  const std::string conf =
-      Conf(tmp, {"syncprov"}, kMultiProvider,
-           {"overlay syncprov", Consumer("001", "ldap://a.example:389/"),
-            Consumer("002", "ldap://b.example:389/"), "multiprovider on"});
+  const std::string conf = Conf(tmp, {"syncprov"}, kMultiProvider,
+                                {"overlay syncprov", Consumer("001", "ldap://a.example:389/"),
+                                 Consumer("002", "ldap://b.example:389/"), "multiprovider on"});
   // OpenLDAP takes this configuration.
   RunResult checked = testing::RunSlaptest({"-f", conf, "-u"}, 60);
   REQUIRE_MESSAGE(checked.exit_code == 0, checked.Describe());
   const std::string slapd_d = SlapdD(tmp, conf);
   const std::string ldif = tmp.Write("in.ldif", std::string(kTop) + "\n" + Ou("a"));
-  const std::string ids = "configures several providers, serverID 1 (ldap://a.example:389/), 2 "
-                          "(ldap://b.example:389/)";
+  const std::string ids =
+      "configures several providers, serverID 1 (ldap://a.example:389/), 2 "
+      "(ldap://b.example:389/)";
   for (const std::vector<std::string>& config :
        {std::vector<std::string>{"-f", conf}, std::vector<std::string>{"-F", slapd_d}}) {
     CAPTURE(config[0]);
@@ -114,10 +114,11 @@ TEST_CASE("several providers: the load's server ID must be one of theirs, from -
          {std::vector<std::string>{}, std::vector<std::string>{"-S", "0"}}) {
       RunResult r = add(zero);
       CHECK(r.exit_code == 2);
-      CHECK_MESSAGE(r.err.find("dirload: server ID 0 (-S 0, the default): " + config[1] + " " +
-                               ids + "; CSNs with ID 0 belong to none of them: give -S 1 or "
-                                     "-S 2\n") != std::string::npos,
-                    r.err);
+      CHECK_MESSAGE(
+          r.err.find("dirload: server ID 0 (-S 0, the default): " + config[1] + " " + ids +
+                     "; CSNs with ID 0 belong to none of them: give -S 1 or "
+                     "-S 2\n") != std::string::npos,
+          r.err);
       CHECK_FALSE(fs::exists(tmp.File("db/data.mdb")));
     }
     RunResult other = add({"-S", "3"});
@@ -133,7 +134,8 @@ TEST_CASE("several providers: the load's server ID must be one of theirs, from -
     REQUIRE_MESSAGE(ok.exit_code == 0, ok.Describe());
     RunResult cat = testing::RunSlapcat({"-f", conf}, 60);
     REQUIRE(cat.exit_code == 0);
-    for (const std::string& csn : ValuesOf(cat.out, "entryCSN")) CHECK(csn.substr(29, 5) == "#002#");
+    for (const std::string& csn : ValuesOf(cat.out, "entryCSN"))
+      CHECK(csn.substr(29, 5) == "#002#");
     fs::remove_all(tmp.File("db"));
     fs::create_directories(tmp.File("db"));
   }
@@ -150,31 +152,30 @@ TEST_CASE("-v names the database's serverIDs, syncprov, syncrepl consumers and a
   TempDir tmp;
   for (const char* d : {"db", "log"}) fs::create_directories(tmp.File(d));
   // The accesslog database comes first: `logdb` names one defined before.
-  const std::string conf = testing::SlapdConf()
-                               .LoadBackMdb()
-                               .Include(testing::kExampleSchemas)
-                               .ModuleLoad("syncprov")
-                               .ModuleLoad("accesslog")
-                               .Lines(kMultiProvider)
-                               .Database("mdb")
-                               .Suffix("cn=accesslog")
-                               .RootDn(testing::kExampleRootDn)
-                               .Directory(tmp.File("log"))
-                               .Line("overlay syncprov")
-                               .Database("mdb")
-                               .Suffix(testing::kExampleSuffix)
-                               .RootDn(testing::kExampleRootDn)
-                               .Directory(tmp.File("db"))
-                               .Lines({"overlay syncprov", "overlay accesslog",
-                                       "logdb cn=accesslog", "logops writes",
-                                       Consumer("001", "ldap://a.example:389/"),
-                                       "multiprovider on"})
-                               .Write(tmp, "slapd.conf");
+  const std::string conf =
+      testing::SlapdConf()
+          .LoadBackMdb()
+          .Include(testing::kExampleSchemas)
+          .ModuleLoad("syncprov")
+          .ModuleLoad("accesslog")
+          .Lines(kMultiProvider)
+          .Database("mdb")
+          .Suffix("cn=accesslog")
+          .RootDn(testing::kExampleRootDn)
+          .Directory(tmp.File("log"))
+          .Line("overlay syncprov")
+          .Database("mdb")
+          .Suffix(testing::kExampleSuffix)
+          .RootDn(testing::kExampleRootDn)
+          .Directory(tmp.File("db"))
+          .Lines({"overlay syncprov", "overlay accesslog", "logdb cn=accesslog", "logops writes",
+                  Consumer("001", "ldap://a.example:389/"), "multiprovider on"})
+          .Write(tmp, "slapd.conf");
   RunResult checked = testing::RunSlaptest({"-f", conf, "-u"}, 60);
   REQUIRE_MESSAGE(checked.exit_code == 0, checked.Describe());
   const std::string ldif = tmp.Write("in.ldif", std::string(kTop));
-  RunResult v = RunDirload({"add", "-f", conf, "-b", "dc=example,dc=com", "-l", ldif, "-u", "-S",
-                            "1", "-v"});
+  RunResult v =
+      RunDirload({"add", "-f", conf, "-b", "dc=example,dc=com", "-l", ldif, "-u", "-S", "1", "-v"});
   REQUIRE_MESSAGE(v.exit_code == 0, v.Describe());
   CHECK_MESSAGE(
       v.err.find(": replication: serverID 1 (ldap://a.example:389/), 2 (ldap://b.example:389/) "
@@ -250,13 +251,13 @@ TEST_CASE("-o remove-sids: those server IDs' CSNs replaced in place; slapd finds
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slapd", "ldapsearch");
   TempDir tmp;
   const std::string conf = Conf(tmp, {}, {}, {});
-  const std::string ldif = tmp.Write(
-      "in.ldif", std::string(kTop) +
-                     "contextCSN: 20250101000000.000000Z#000000#002#000000\n"
-                     "contextCSN: 20250101000000.000000Z#000000#003#000000\n\n" +
-                     Ou("a", "20250102000000.000000Z#000000#002#000000") +
-                     Ou("b", "20250103000000.000000Z#000000#003#000000") +
-                     Ou("c", "20250104000000.000000Z#000000#002#000000"));
+  const std::string ldif =
+      tmp.Write("in.ldif", std::string(kTop) +
+                               "contextCSN: 20250101000000.000000Z#000000#002#000000\n"
+                               "contextCSN: 20250101000000.000000Z#000000#003#000000\n\n" +
+                               Ou("a", "20250102000000.000000Z#000000#002#000000") +
+                               Ou("b", "20250103000000.000000Z#000000#003#000000") +
+                               Ou("c", "20250104000000.000000Z#000000#002#000000"));
   // The refusals first: nothing is written.
   struct Refused {
     std::vector<std::string> args;
@@ -279,11 +280,10 @@ TEST_CASE("-o remove-sids: those server IDs' CSNs replaced in place; slapd finds
   }
 
   // No -w: remove-sids implies it.
-  RunResult da = RunDirload({"add", "-f", conf, "-l", ldif, "-S", "1", "-o", "remove-sids=2",
-                             "-o", "csn-time=20260101000000Z", "-v"});
+  RunResult da = RunDirload({"add", "-f", conf, "-l", ldif, "-S", "1", "-o", "remove-sids=2", "-o",
+                             "csn-time=20260101000000Z", "-v"});
   REQUIRE_MESSAGE(da.exit_code == 0, da.Describe());
-  CHECK_MESSAGE(da.err.find("-o remove-sids: 2 entryCSN(s) replaced") != std::string::npos,
-                da.err);
+  CHECK_MESSAGE(da.err.find("-o remove-sids: 2 entryCSN(s) replaced") != std::string::npos, da.err);
   RunResult cat = testing::RunSlapcat({"-f", conf}, 60);
   REQUIRE_MESSAGE(cat.exit_code == 0, cat.Describe());
   const std::vector<std::string> records = testing::SplitRecords(cat.out);
@@ -309,8 +309,8 @@ TEST_CASE("-o remove-sids: those server IDs' CSNs replaced in place; slapd finds
       testing::kExampleSuffix, "sub", "(entryCSN=20260101000000.000000Z#000003#001#000000)");
   REQUIRE(found.exit_code == 0);
   CHECK(testing::LowerCaseDns(found.entries) == std::set<std::string>{"ou=c,dc=example,dc=com"});
-  testing::Slapd::Answer gone = slapd.Search(
-      testing::kExampleSuffix, "sub", "(entryCSN=20250104000000.000000Z#000000#002#000000)");
+  testing::Slapd::Answer gone = slapd.Search(testing::kExampleSuffix, "sub",
+                                             "(entryCSN=20250104000000.000000Z#000000#002#000000)");
   REQUIRE(gone.exit_code == 0);
   CHECK(gone.entries.empty());
 }

@@ -115,9 +115,10 @@ Slapd::Slapd(const TempDir& tmp, const std::string& name, const std::string& con
     url_ = "ldap://127.0.0.1:" + std::to_string(FreePort());
     child_ = std::make_unique<ChildProcess>();
     std::string error;
-    REQUIRE_MESSAGE(child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", conf, "-d", debug_level},
-                                  tmp.File(name + ".slapd.out"), err, &error),
-                    error);
+    REQUIRE_MESSAGE(
+        child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", conf, "-d", debug_level},
+                      tmp.File(name + ".slapd.out"), err, &error),
+        error);
     // Bounded: about 10 s for slapd to answer the root DSE.
     for (int i = 0; i < 100 && child_->Running(); ++i) {
       ProcessResult r = RunProcess({FindProgram("ldapsearch"), "-x", "-LLL", "-o", "nettimeout=2",

@@ -12,9 +12,10 @@ TEST_CASE("a UUID's text form both ways") {
   REQUIRE(u.ok());
   CHECK(*u == kX500NameSpace);
   CHECK(FormatUuid(*u) == "6ba7b814-9dad-11d1-80b4-00c04fd430c8");
-  for (const char* bad : {"", "6ba7b814-9dad-11d1-80b4-00c04fd430c", "6ba7b8149dad11d180b400c04fd430c8",
-                          "6ba7b814-9dad-11d1-80b4-00c04fd430cg", "6ba7b81-49dad-11d1-80b4-00c04fd430c8",
-                          "6ba7b814+9dad-11d1-80b4-00c04fd430c8"}) {
+  for (const char* bad :
+       {"", "6ba7b814-9dad-11d1-80b4-00c04fd430c", "6ba7b8149dad11d180b400c04fd430c8",
+        "6ba7b814-9dad-11d1-80b4-00c04fd430cg", "6ba7b81-49dad-11d1-80b4-00c04fd430c8",
+        "6ba7b814+9dad-11d1-80b4-00c04fd430c8"}) {
     CAPTURE(bad);
     Result<Uuid> r = ParseUuid(bad);
     REQUIRE_FALSE(r.ok());
@@ -31,7 +32,8 @@ TEST_CASE("name-based UUIDs are version 5 and the RFC's") {
   CHECK(FormatUuid(NameBasedUuid(kX500NameSpace, "uid=a,ou=people,dc=example,dc=com")) ==
         "162d3dd4-683a-536e-99bf-15990e579b11");
   // Another name space, another UUID for the same name.
-  CHECK(NameBasedUuid(dns, "dc=example,dc=com") != NameBasedUuid(kX500NameSpace, "dc=example,dc=com"));
+  CHECK(NameBasedUuid(dns, "dc=example,dc=com") !=
+        NameBasedUuid(kX500NameSpace, "dc=example,dc=com"));
 }
 
 }  // namespace
