@@ -15,6 +15,7 @@
 
 #include "bench/change_generator.h"
 #include "bench/ldif_generator.h"
+#include "lib/util/build_info.h"
 
 int main(int argc, char** argv) {
   dirload::bench::GeneratorOptions options;
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   std::string changes;
 
   CLI::App app{"Writes a deterministic synthetic directory as LDIF."};
+  app.set_version_flag("--version", [] { return dirload::VersionText("dirload-gen", {}); });
   app.add_option("--entries", options.entries,
                  "Total entries, including the suffix, ous and groups")
       ->capture_default_str()
@@ -36,7 +38,13 @@ int main(int argc, char** argv) {
   app.add_option("--changes", changes,
                  "Write change records against the directory instead: "
                  "modify=N,modrdn=N,delete=N (any of the three)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors exit 2, as dirload's and dirload-searchrate's do.
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
 
   dirload::Status status;
   if (changes.empty()) {

@@ -6,8 +6,8 @@ packages=(build-essential cmake pkg-config zlib1g-dev liblmdb-dev libdb5.3-dev l
           doctest-dev libutf8proc-dev)
 if [[ "${1:-}" == "--test" ]]; then
   # OpenLDAP's tools are the oracle of the comparison tests; gnuplot draws the
-  # cache-sweep plots.
-  packages+=(slapd ldap-utils lmdb-utils libldap-dev gnuplot-nox jq time bc)
+  # cache-sweep plots; man renders the manual pages the tests check.
+  packages+=(slapd ldap-utils lmdb-utils libldap-dev gnuplot-nox jq time bc man-db groff-base)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@
 
 #include "lib/util/damage_signal.h"
 #include "lib/util/heap_headroom.h"
+#include "lib/util/library_versions.h"
 #include "lib/util/malloc_huge_pages.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
@@ -74,7 +75,11 @@ int main(int argc, char** argv) {
       "dirload: bulk loader, offline indexer and exporter for LDAP directory data.\n"
       "Exit status: 0 success, 1 bad input records, 2 usage or configuration error, "
       "3 database refused (incomplete or missing), 4 storage or I/O error."};
-  app.set_version_flag("--version", "dirload 0.1.0");
+  // Asked of the libraries when --version is given, not before: the versions
+  // loaded now, which may be newer than those the build saw.
+  app.set_version_flag("--version", [] {
+    return dirload::VersionText("dirload", dirload::RuntimeLibraryVersions());
+  });
   app.require_subcommand(1);
   std::map<std::string, CommandRunner> runners;
   runners["add"] = RegisterAdd(&app);

@@ -4,6 +4,23 @@
 
 namespace dirload::searchrate {
 
+LibraryVersion LdapLibraryVersion() {
+  LDAPAPIInfo info{};
+  info.ldapai_info_version = LDAP_API_INFO_VERSION;
+  if (ldap_get_option(nullptr, LDAP_OPT_API_INFO, &info) != LDAP_OPT_SUCCESS) {
+    return {"libldap", "unknown"};
+  }
+  // The vendor version is major * 10000 + minor * 100 + patch.
+  const int v = info.ldapai_vendor_version;
+  std::string version = info.ldapai_vendor_name != nullptr ? info.ldapai_vendor_name : "libldap";
+  version += " " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+             std::to_string(v % 100);
+  // The caller owns what libldap allocated for the answer.
+  ldap_memfree(info.ldapai_vendor_name);
+  ldap_memvfree(reinterpret_cast<void**>(info.ldapai_extensions));
+  return {"libldap", version};
+}
+
 std::string ResultCodeText(int code) {
   return std::string(ldap_err2string(code)) + " (code " + std::to_string(code) + ")";
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "lib/util/build_info.h"
 #include "lib/util/status.h"
 
 namespace dirload::searchrate {
@@ -23,6 +24,10 @@ struct FreeLdapMessage {
 };
 using LdapPtr = std::unique_ptr<LDAP, UnbindLdap>;
 using MessagePtr = std::unique_ptr<LDAPMessage, FreeLdapMessage>;
+
+// The libldap the program runs with, as it reports itself (LDAP_OPT_API_INFO):
+// "OpenLDAP 2.5.13", for --version.
+LibraryVersion LdapLibraryVersion();
 
 // "text (code N)" for an LDAP result code, for messages and reports.
 std::string ResultCodeText(int code);

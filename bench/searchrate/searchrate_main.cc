@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
       "Search-rate load generator: --clients connections, each on its own thread, "
       "with --async searches outstanding on each; the filter takes the next value of "
       "--values for each search."};
+  app.set_version_flag("--version", [] {
+    return dirload::VersionText("dirload-searchrate", {dirload::searchrate::LdapLibraryVersion()});
+  });
   app.add_option("-H,--uri", o.uri, "LDAP URI of the server")->capture_default_str();
   app.add_option("-b,--base", o.base, "search base DN");
   app.add_option("-s,--scope", scope, "base, one or sub")->capture_default_str();
