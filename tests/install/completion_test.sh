@@ -20,7 +20,7 @@ fail() {
 source "$script"
 complete -p dirload >/dev/null || fail "the script does not register a completion for dirload"
 
-# complete LINE: runs the completion with the cursor at the end of LINE and
+# complete_line LINE: runs the completion with the cursor at the end of LINE and
 # sets `got` to the replies, sorted, one per line.
 complete_line() {
   local line=$1 part rest head
