@@ -4,8 +4,10 @@
 #include <fstream>
 #include <memory>
 
+#include "lib/db/config_load.h"
 #include "lib/db/database.h"
 #include "lib/db/load_job.h"
+#include "tools/add_config_command.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
 #include "tools/exit_codes.h"
@@ -90,7 +92,29 @@ void PrintRepeatedValues(const LoadSummary& summary, bool verbose) {
   }
 }
 
+// -n 0 (or -b cn=config) with -F: the configuration's own database, written
+// as slapd's LDIF tree rather than loaded into a database directory.
+int RunAddToConfig(const AddArgs& a) {
+  AddConfigArgs c{a.ldif, &a.db, a.dry_run, a.sid, {}};
+  const std::pair<bool, const char*> given[] = {{!a.db.config_file.empty(), "-f"},
+                                                {!a.db.db_dir.empty(), "--db"},
+                                                {!a.db.index_lines.empty(), "--index"},
+                                                {!a.db.schema_files.empty(), "--schema"},
+                                                {a.continue_on_error, "-c"},
+                                                {!a.reject_file.empty(), "--reject-file"},
+                                                {a.online, "--online"},
+                                                {a.context_csn, "-w"},
+                                                {a.skip_to_line != 0, "-j"},
+                                                {!a.rootdn.empty(), "--rootdn"},
+                                                {!a.format.empty(), "--format"}};
+  for (const auto& [set, name] : given) {
+    if (set) c.not_applicable.push_back(name);
+  }
+  return RunAddConfig(c);
+}
+
 int RunAdd(AddArgs a) {
+  if (SelectsConfigDatabase(ToDatabaseOptions(a.db))) return RunAddToConfig(a);
   Result<int> debug = ParseDebugLevel(a.tool.debug);
   if (!debug.ok()) return ReportError(debug.status());
   if (*debug != 0) a.db.verbose = true;

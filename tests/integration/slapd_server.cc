@@ -107,7 +107,7 @@ int FreePort() {
 }
 
 Slapd::Slapd(const TempDir& tmp, const std::string& name, const std::string& conf,
-             const std::string& debug_level)
+             const std::string& debug_level, const std::string& conf_option)
     : log_(tmp.File(name + ".slapd.err")) {
   const std::string& err = log_;
   // Another process may take the free port before slapd binds it: retry.
@@ -115,10 +115,10 @@ Slapd::Slapd(const TempDir& tmp, const std::string& name, const std::string& con
     url_ = "ldap://127.0.0.1:" + std::to_string(FreePort());
     child_ = std::make_unique<ChildProcess>();
     std::string error;
-    REQUIRE_MESSAGE(
-        child_->Start({FindProgram("slapd"), "-h", url_ + "/", "-f", conf, "-d", debug_level},
-                      tmp.File(name + ".slapd.out"), err, &error),
-        error);
+    REQUIRE_MESSAGE(child_->Start({FindProgram("slapd"), "-h", url_ + "/", conf_option, conf, "-d",
+                                   debug_level},
+                                  tmp.File(name + ".slapd.out"), err, &error),
+                    error);
     // Bounded: about 10 s for slapd to answer the root DSE.
     for (int i = 0; i < 100 && child_->Running(); ++i) {
       ProcessResult r = RunProcess({FindProgram("ldapsearch"), "-x", "-LLL", "-o", "nettimeout=2",

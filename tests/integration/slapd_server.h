@@ -52,11 +52,12 @@ int FreePort();
 // slapd in the foreground on the database `conf` configures; stopped (and
 // reaped) when the object goes, also when a check failed. Its output goes to
 // NAME.slapd.out / .err in `tmp`, which must outlive the object; the log
-// (slapd -d `debug_level`, "0" for none) to NAME.slapd.err.
+// (slapd -d `debug_level`, "0" for none) to NAME.slapd.err. `conf_option`
+// is "-f" (conf is a slapd.conf) or "-F" (a slapd.d directory).
 class Slapd {
  public:
   Slapd(const TempDir& tmp, const std::string& name, const std::string& conf,
-        const std::string& debug_level = "0");
+        const std::string& debug_level = "0", const std::string& conf_option = "-f");
   ~Slapd();
   Slapd(const Slapd&) = delete;
   Slapd& operator=(const Slapd&) = delete;

@@ -1,0 +1,376 @@
+#include "lib/db/config_load.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "ldif/byte_source.h"
+#include "ldif/reader.h"
+#include "ldif/record.h"
+#include "lib/config/config_schema.h"
+#include "lib/config/config_tree_writer.h"
+#include "lib/load/operational_attributes.h"
+#include "lib/schema/dn.h"
+#include "lib/util/ascii.h"
+
+namespace dirload {
+namespace {
+
+// The one configuration database's rootdn: who slapadd says made its entries.
+constexpr std::string_view kConfigRootDn = "cn=config";
+
+struct InputEntry {
+  uint64_t line = 0;
+  std::string dn;  // as given, for messages
+  Dn parsed;
+  std::vector<std::pair<std::string, std::string>> values;  // description, value
+};
+
+Status InputError(const std::string& where, const std::string& what) {
+  return Status::ParseError(where + ": " + what).WithOrigin(ErrorOrigin::kInput);
+}
+
+bool IsCnConfig(const Rdn& rdn) {
+  return rdn.size() == 1 && EqualsIgnoreCase(rdn[0].type, "cn") &&
+         EqualsIgnoreCase(rdn[0].value, "config");
+}
+
+// The "{N}" prefix of a value: its number and the length of the prefix.
+std::optional<std::pair<long, size_t>> OrderPrefix(std::string_view v) {
+  if (v.empty() || v[0] != '{') return std::nullopt;
+  size_t close = v.find('}');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string digits(v.substr(1, close - 1));
+  char* end = nullptr;
+  long n = std::strtol(digits.c_str(), &end, 0);
+  if (digits.empty() || end != digits.c_str() + digits.size()) return std::nullopt;
+  return std::make_pair(n, close + 1);
+}
+
+// slapd's ordered_value_sort and renumbering, for an X-ORDERED 'VALUES'
+// attribute.
+Status OrderValues(ConfigAttribute* a, const std::string& where) {
+  size_t numbered = 0;
+  std::vector<long> numbers;
+  for (const std::string& v : a->values) {
+    if (v.starts_with("{")) {
+      std::optional<std::pair<long, size_t>> p = OrderPrefix(v);
+      if (!p) {
+        return InputError(
+            where, a->description + ": value '" + v.substr(0, 40) + "' has a malformed {N} prefix");
+      }
+      numbers.push_back(p->first);
+      ++numbered;
+    }
+  }
+  if (numbered != 0 && numbered != a->values.size()) {
+    return InputError(where, a->description +
+                                 ": some values have a {N} prefix and some not (slapadd: "
+                                 "ordered_value_sort failed)");
+  }
+  bool renumber = numbered == 0;
+  if (numbered != 0) {
+    // Stable, as slapd's insertion sort.
+    std::vector<size_t> order(a->values.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return numbers[x] < numbers[y]; });
+    std::vector<std::string> sorted;
+    for (size_t i : order) sorted.push_back(std::move(a->values[i]));
+    a->values = std::move(sorted);
+    renumber = numbers[order.front()] != 0 ||
+               numbers[order.back()] != static_cast<long>(a->values.size()) - 1;
+  }
+  if (!renumber) return Status::Ok();
+  for (size_t i = 0; i < a->values.size(); ++i) {
+    std::string& v = a->values[i];
+    std::optional<std::pair<long, size_t>> p = OrderPrefix(v);
+    v = "{" + std::to_string(i) + "}" + v.substr(p ? p->second : 0);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<InputEntry>> ReadInput(const std::string& path) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSource> source, ldif::OpenByteSource(path));
+  ldif::Reader reader(std::move(source));
+  std::vector<InputEntry> entries;
+  ldif::Record record;
+  while (true) {
+    Result<bool> got = reader.Next(&record);
+    if (!got.ok()) return got.status().WithOrigin(ErrorOrigin::kInput);
+    if (!*got) break;
+    const std::string where = reader.name() + ":" + std::to_string(record.line());
+    if (record.kind() != ldif::RecordKind::kContent) {
+      return InputError(where, "a change record; the cn=config database is loaded from entries");
+    }
+    InputEntry e;
+    e.line = record.line();
+    e.dn = std::string(record.dn());
+    Result<Dn> dn = ParseDn(e.dn);
+    if (!dn.ok()) return InputError(where, "'" + e.dn + "': " + dn.status().message());
+    e.parsed = std::move(*dn);
+    for (size_t i = 0; i < record.size(); ++i) {
+      ldif::AttributeView a = record.attribute(i);
+      e.values.emplace_back(std::string(a.description), std::string(a.value));
+    }
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+// RDN values dirload writes as file names unescaped.
+bool PlainRdnValue(std::string_view v) {
+  if (v.empty() || v.front() == ' ' || v.back() == ' ' || v.front() == '#') return false;
+  return v.find_first_of(",+\"\\<>;=") == std::string_view::npos;
+}
+
+class ConfigLoader {
+ public:
+  ConfigLoader(const ConfigSchema& schema, const ConfigLoadOptions& options)
+      : schema_(schema),
+        operational_({std::string(kConfigRootDn), options.sid, nullptr, 0}),
+        name_(options.ldif == "-" ? "<stdin>" : options.ldif) {}
+
+  Result<ConfigTreeEntry> Take(const InputEntry& in);
+
+ private:
+  struct Placed {
+    std::vector<std::string> rdns;  // as stored, own first
+  };
+
+  Result<std::string> PlaceRdn(const InputEntry& in, const std::string& where,
+                               const std::string& parent_key, std::string* type,
+                               std::string* value);
+
+  const ConfigSchema& schema_;
+  OperationalAttributes operational_;
+  std::string name_;
+  std::map<std::string, Placed> placed_;  // by the input's DN, lower case, RDNs joined
+  std::map<std::string, std::map<std::string, long>> siblings_;  // parent key -> kind -> count
+  bool seen_frontend_ = false;
+  bool seen_config_ = false;
+};
+
+std::string KeyOf(const Dn& dn, size_t from) {
+  std::string key;
+  for (size_t i = from; i < dn.rdns.size(); ++i) {
+    if (!key.empty()) key += ',';
+    key += AsciiLowerCopy(dn.rdns[i][0].type) + "=" + AsciiLowerCopy(dn.rdns[i][0].value);
+  }
+  return key;
+}
+
+Result<std::string> ConfigLoader::PlaceRdn(const InputEntry& in, const std::string& where,
+                                           const std::string& parent_key, std::string* type,
+                                           std::string* value) {
+  const Ava& ava = in.parsed.rdns[0][0];
+  std::optional<std::string> canonical = schema_.CanonicalAttribute(ava.type);
+  if (!canonical) return InputError(where, "'" + ava.type + "': attribute type undefined");
+  *type = *canonical;
+  *value = ava.value;
+  const std::string t = AsciiLowerCopy(*type);
+  const bool prefixed = OrderPrefix(*value).has_value();
+  std::map<std::string, long>& count = siblings_[parent_key];
+  if (t == "olcdatabase" || t == "olcoverlay") {
+    long n = count[t]++;
+    if (t == "olcdatabase" && parent_key == "cn=config") {
+      // {-1}frontend and {0}config come first: slapadd would make them with
+      // slapd's defaults when the input does not.
+      std::string_view base =
+          prefixed ? std::string_view(*value).substr(OrderPrefix(*value)->second) : *value;
+      const bool frontend = EqualsIgnoreCase(base, "frontend");
+      const bool config = EqualsIgnoreCase(base, "config");
+      if (!frontend && !seen_frontend_) {
+        return InputError(where, "'" + in.dn +
+                                     "' comes before olcDatabase={-1}frontend,cn=config; "
+                                     "give the frontend and config database entries first (as "
+                                     "slapcat -n 0 writes them)");
+      }
+      if (!frontend && !config && !seen_config_) {
+        return InputError(where, "'" + in.dn +
+                                     "' comes before olcDatabase={0}config,cn=config; give "
+                                     "the frontend and config database entries first (as "
+                                     "slapcat -n 0 writes them)");
+      }
+      seen_frontend_ |= frontend;
+      seen_config_ |= config;
+      --n;  // the frontend is {-1}
+    }
+    if (!prefixed) *value = "{" + std::to_string(n) + "}" + *value;
+  } else if (t == "cn" && parent_key == "cn=schema,cn=config") {
+    long n = count["schema"]++;
+    if (!prefixed) *value = "{" + std::to_string(n) + "}" + *value;
+  } else if (t == "cn" && parent_key == "cn=config") {
+    const std::string lower = AsciiLowerCopy(*value);
+    for (std::string_view kind : {"module", "include"}) {
+      if (!lower.starts_with(kind)) continue;
+      long n = count[std::string(kind)]++;
+      if (value->find('{') == std::string::npos) *value += "{" + std::to_string(n) + "}";
+    }
+  }
+  if (!PlainRdnValue(*value)) {
+    return InputError(where, "'" + in.dn +
+                                 "': an RDN value with characters dirload does not "
+                                 "write in a file name");
+  }
+  return *type + "=" + *value;
+}
+
+Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
+  const std::string where = name_ + ":" + std::to_string(in.line) + ": " + in.dn;
+  const Dn& dn = in.parsed;
+  for (const Rdn& rdn : dn.rdns) {
+    if (rdn.size() != 1) return InputError(where, "a multi-valued RDN");
+  }
+  if (dn.empty() || !IsCnConfig(dn.rdns.back())) {
+    return InputError(where, "not in the cn=config database (its DN must end with cn=config)");
+  }
+  const std::string key = KeyOf(dn, 0);
+  if (placed_.count(key)) return InputError(where, "the entry is given twice");
+  ConfigTreeEntry out;
+  std::string rdn_type, rdn_value;
+  if (dn.size() == 1) {
+    out.rdns.push_back("cn=config");
+    rdn_type = "cn";
+    rdn_value = "config";
+  } else {
+    if (placed_.empty()) return InputError(where, "the first entry must be cn=config");
+    const std::string parent = KeyOf(dn, 1);
+    auto p = placed_.find(parent);
+    if (p == placed_.end()) {
+      return InputError(where, "its parent is not given before it");
+    }
+    DIRLOAD_ASSIGN_OR_RETURN(std::string rdn, PlaceRdn(in, where, parent, &rdn_type, &rdn_value));
+    out.rdns.push_back(rdn);
+    for (const std::string& r : p->second.rdns) out.rdns.push_back(r);
+  }
+  placed_[key] = Placed{out.rdns};
+
+  // Values by attribute description, in the order each is first given.
+  const std::string original_rdn_value = dn.rdns[0][0].value;
+  bool naming_found = false;
+  std::map<std::string, size_t> index;
+  for (const auto& [description, value] : in.values) {
+    const size_t semi = description.find(';');
+    const std::string base = description.substr(0, semi);
+    std::optional<std::string> canonical = schema_.CanonicalAttribute(base);
+    if (!canonical) return InputError(where, "'" + base + "': attribute type undefined");
+    std::string written = *canonical;
+    if (semi != std::string::npos) written += description.substr(semi);
+    const std::string k = AsciiLowerCopy(written);
+    auto [it, added] = index.emplace(k, out.attributes.size());
+    if (added) out.attributes.push_back({written, {}});
+    std::string v = value;
+    if (semi == std::string::npos && EqualsIgnoreCase(*canonical, rdn_type) &&
+        EqualsIgnoreCase(v, original_rdn_value)) {
+      v = rdn_value;  // the naming value follows the RDN's number
+      naming_found = true;
+    }
+    out.attributes[it->second].values.push_back(std::move(v));
+  }
+  if (!naming_found) {
+    return InputError(
+        where, "the entry has no " + rdn_type + " value '" + original_rdn_value + "' (its RDN)");
+  }
+  auto find = [&](std::string_view name) -> ConfigAttribute* {
+    auto it = index.find(AsciiLowerCopy(name));
+    return it == index.end() ? nullptr : &out.attributes[it->second];
+  };
+  const ConfigAttribute* classes = find("objectClass");
+  if (classes == nullptr) return InputError(where, "no objectClass");
+
+  // What slapadd adds when the input lacks it, in its order.
+  operational_.Next();
+  for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
+    const auto a = static_cast<OperationalAttribute>(i);
+    std::string_view name = kOperationalAttributeNames[i];
+    if (find(name) != nullptr) continue;
+    std::string value;
+    if (a == OperationalAttribute::kStructuralObjectClass) {
+      std::optional<std::string> s = schema_.StructuralClass(classes->values);
+      if (!s) return InputError(where, "no structural object class among its objectClass values");
+      value = *s;
+    } else {
+      value = std::string(operational_.value(a));
+    }
+    std::string written = schema_.CanonicalAttribute(name).value_or(std::string(name));
+    index.emplace(AsciiLowerCopy(written), out.attributes.size());
+    out.attributes.push_back({written, {value}});
+    classes = find("objectClass");  // the vector may have moved
+  }
+
+  // slapd stores its own schema entry as given; the others as its
+  // configuration backend parses them.
+  if (key == "cn=schema,cn=config") return out;
+  for (ConfigAttribute& a : out.attributes) {
+    if (a.description.find(';') == std::string::npos && schema_.OrderedValues(a.description)) {
+      DIRLOAD_RETURN_IF_ERROR(OrderValues(&a, where));
+    }
+  }
+  schema_.SortConfigAttributes(&out.attributes);
+  return out;
+}
+
+Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std::string& name) {
+  for (const InputEntry& e : entries) {
+    if (e.parsed.size() != 2 || !IsCnConfig(e.parsed.rdns[1]) || e.parsed.rdns[0].size() != 1 ||
+        !EqualsIgnoreCase(e.parsed.rdns[0][0].type, "cn") ||
+        !EqualsIgnoreCase(e.parsed.rdns[0][0].value, "schema")) {
+      continue;
+    }
+    std::vector<std::string> types, classes;
+    for (const auto& [d, v] : e.values) {
+      if (EqualsIgnoreCase(d, "olcAttributeTypes")) types.push_back(v);
+      if (EqualsIgnoreCase(d, "olcObjectClasses")) classes.push_back(v);
+    }
+    if (types.empty() || classes.empty()) break;
+    Result<ConfigSchema> s = ConfigSchema::FromDefinitions(types, classes);
+    if (!s.ok()) {
+      return InputError(name + ":" + std::to_string(e.line) + ": " + e.dn, s.status().message());
+    }
+    return s;
+  }
+  return Status::Unsupported(
+             name +
+             ": no cn=schema,cn=config entry with slapd's schema (olcAttributeTypes, "
+             "olcObjectClasses); dirload takes the configuration schema from it: give the LDIF "
+             "as 'slapcat -n 0' writes it")
+      .WithOrigin(ErrorOrigin::kInput);
+}
+
+}  // namespace
+
+bool SelectsConfigDatabase(const DatabaseOptions& o) {
+  if (o.config_dir.empty()) return false;
+  if (o.database_number) return *o.database_number == 0;
+  if (!o.suffix) return false;
+  Result<Dn> dn = ParseDn(*o.suffix);
+  return dn.ok() && dn->size() == 1 && IsCnConfig(dn->rdns[0]);
+}
+
+Result<ConfigLoadSummary> LoadConfigDatabase(const ConfigLoadOptions& options) {
+  // A configuration already there is refused before the input is read, as
+  // slapadd refuses at the first entry.
+  DIRLOAD_RETURN_IF_ERROR(CheckConfigDirectoryEmpty(options.dir));
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<InputEntry> input, ReadInput(options.ldif));
+  const std::string name = options.ldif == "-" ? "<stdin>" : options.ldif;
+  if (input.empty()) {
+    return Status::InvalidArgument(name + ": no entries").WithOrigin(ErrorOrigin::kInput);
+  }
+  DIRLOAD_ASSIGN_OR_RETURN(ConfigSchema schema, SchemaOf(input, name));
+  ConfigLoader loader(schema, options);
+  std::vector<ConfigTreeEntry> entries;
+  for (const InputEntry& e : input) {
+    DIRLOAD_ASSIGN_OR_RETURN(ConfigTreeEntry entry, loader.Take(e));
+    entries.push_back(std::move(entry));
+  }
+  ConfigLoadSummary summary;
+  summary.entries = entries.size();
+  if (options.dry_run) return summary;
+  DIRLOAD_RETURN_IF_ERROR(WriteConfigTree(options.dir, entries));
+  return summary;
+}
+
+}  // namespace dirload

@@ -1,0 +1,68 @@
+// LoadConfigDatabase: `slapadd -n 0 -F DIR` (or -b cn=config): the cn=config
+// database written, from a configuration LDIF, into an empty slapd.d
+// directory as slapd's configuration backend stores it (the files:
+// lib/config/config_tree_writer.h).
+//
+// What slapd's configuration backend does to each entry before it stores
+// it, done here the same way:
+//   - names: an RDN of an ordered kind without its "{N}" (olcDatabase=mdb,
+//     olcOverlay=..., cn=NAME under cn=schema) gets the next number among
+//     its siblings of that kind ({1} for the first database after
+//     {-1}frontend and {0}config), cn=module and cn=include get "{N}"
+//     appended; the naming value in the entry and the DNs of its children
+//     follow;
+//   - attribute types are written under their canonical names, the
+//     values of one type together, in the order of the first;
+//   - values of X-ORDERED 'VALUES' attributes (olcAccess, olcAttributeTypes,
+//     ...): numbered {0}, {1}, ... when none has a number, sorted by their
+//     numbers otherwise and renumbered when the numbers are not 0..N-1; a
+//     mix is refused. The values themselves are kept as given (slapd does
+//     not re-serialise schema definitions or access rules);
+//   - attributes ordered by the entry's configuration classes, required
+//     then allowed (ConfigSchema::SortConfigAttributes);
+//   - as slapadd: structuralObjectClass, entryUUID, creatorsName ("cn=config"),
+//     createTimestamp, entryCSN, modifiersName, modifyTimestamp appended
+//     when missing.
+// The cn=schema,cn=config entry (slapd's own schema) is stored as given.
+//
+// dirload takes the configuration schema (attribute names, X-ORDERED,
+// class definitions) from the input's cn=schema,cn=config entry, as
+// `slapcat -n 0` writes it; slapadd has it built in. An input without it,
+// or without olcDatabase={-1}frontend and olcDatabase={0}config before the
+// other databases (slapadd would make both with slapd's defaults), is
+// refused, as are change records and entries out of order (the parent
+// first, cn=config first of all).
+//
+// Errors: the input's (ErrorOrigin::kInput, "FILE:LINE: DN: what"), the
+// directory's (kConfiguration: a configuration already there), the file
+// system's (kStorage). Nothing is written unless every entry is accepted.
+//
+// Thread safety: one call at a time per directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lib/config/database_config.h"
+#include "lib/util/status.h"
+
+namespace dirload {
+
+struct ConfigLoadOptions {
+  std::string ldif = "-";  // "-": standard input
+  std::string dir;         // -F
+  bool dry_run = false;    // check everything, write nothing
+  int sid = 0;             // in the entryCSNs made
+};
+
+struct ConfigLoadSummary {
+  uint64_t entries = 0;
+};
+
+// True when the options select the cn=config database of a slapd.d
+// directory: -F with -n 0, or with -b cn=config.
+bool SelectsConfigDatabase(const DatabaseOptions& options);
+
+Result<ConfigLoadSummary> LoadConfigDatabase(const ConfigLoadOptions& options);
+
+}  // namespace dirload
