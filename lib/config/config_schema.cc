@@ -9,22 +9,27 @@
 namespace dirload {
 namespace {
 
-// The tokens of an RFC 4512 description: "(", ")", "$", quoted strings
-// (without their quotes) and bare words.
-std::vector<std::string> Tokenize(std::string_view text) {
-  std::vector<std::string> out;
+// One token of an RFC 4512 description: "(", ")", "$", a quoted string
+// (without its quotes) or a bare word.
+struct Token {
+  std::string text;
+  bool quoted = false;
+};
+
+std::vector<Token> Tokenize(std::string_view text) {
+  std::vector<Token> out;
   size_t i = 0;
   while (i < text.size()) {
     char c = text[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       ++i;
     } else if (c == '(' || c == ')' || c == '$') {
-      out.emplace_back(1, c);
+      out.push_back({std::string(1, c), false});
       ++i;
     } else if (c == '\'') {
       size_t end = text.find('\'', i + 1);
       if (end == std::string_view::npos) end = text.size();
-      out.emplace_back(text.substr(i + 1, end - i - 1));
+      out.push_back({std::string(text.substr(i + 1, end - i - 1)), true});
       i = end + 1;
     } else {
       size_t end = i;
@@ -32,7 +37,7 @@ std::vector<std::string> Tokenize(std::string_view text) {
              text[end] != '$' && text[end] != '\'') {
         ++end;
       }
-      out.emplace_back(text.substr(i, end - i));
+      out.push_back({std::string(text.substr(i, end - i)), false});
       i = end;
     }
   }
@@ -55,27 +60,29 @@ std::string_view StripOrder(std::string_view v) {
 }
 
 Result<Description> Parse(std::string_view value, std::string_view what) {
-  std::vector<std::string> t = Tokenize(StripOrder(value));
-  if (t.size() < 3 || t.front() != "(" || t.back() != ")") {
+  std::vector<Token> t = Tokenize(StripOrder(value));
+  if (t.size() < 3 || t.front().text != "(" || t.back().text != ")") {
     return Status::ParseError(std::string(what) +
                               ": not a schema description: " + std::string(value.substr(0, 60)));
   }
   Description d;
-  d.oid = t[1];
+  d.oid = t[1].text;
   std::string keyword;
   for (size_t i = 2; i + 1 < t.size(); ++i) {
-    const std::string& w = t[i];
-    if (w == "(") {
-      for (++i; i + 1 < t.size() && t[i] != ")"; ++i) {
-        if (t[i] != "$") d.fields[keyword].push_back(t[i]);
+    const Token& w = t[i];
+    if (!w.quoted && w.text == "(") {
+      for (++i; i + 1 < t.size() && !(t[i].text == ")" && !t[i].quoted); ++i) {
+        if (t[i].quoted || t[i].text != "$") d.fields[keyword].push_back(t[i].text);
       }
-    } else if (!w.empty() && std::isupper(static_cast<unsigned char>(w[0])) &&
-               w.find_first_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos &&
-               (i == 2 || t[i - 1] != "NAME")) {
-      keyword = w;
-      d.fields[keyword];  // keywords without words (STRUCTURAL, SINGLE-VALUE)
+    } else if (!w.quoted && !w.text.empty() &&
+               std::isupper(static_cast<unsigned char>(w.text[0])) &&
+               w.text.find_first_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos) {
+      // A keyword (NAME, SUP, MUST, STRUCTURAL, X-ORDERED, ...): names and
+      // OIDs after it are quoted or hold lower case or digits.
+      keyword = w.text;
+      d.fields[keyword];
     } else {
-      d.fields[keyword].push_back(w);
+      d.fields[keyword].push_back(w.text);
     }
   }
   return d;
@@ -169,8 +176,6 @@ std::optional<std::string> ConfigSchema::StructuralClass(
       continue;
     }
     // The more specific of the two: the one whose superiors hold the other.
-    std::vector<std::string> chain;
-    AddSups(*oc, &chain);
     std::function<bool(const ConfigObjectClass&, const ConfigObjectClass&)> below =
         [&](const ConfigObjectClass& sub, const ConfigObjectClass& sup) {
           for (const std::string& s : sub.sups) {
