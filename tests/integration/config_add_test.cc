@@ -61,16 +61,19 @@ std::string MakeConfigLdif(const TempDir& dir) {
 }
 
 // The same configuration as a person would write it: no operational
-// attributes, no {N} prefixes, the attributes of each entry (and the values
-// of each attribute) in reverse order.
+// attributes, no {N} prefixes, the attributes of each entry in reverse order
+// (the values of each in their order: slapd reads schema definitions in
+// value order, and a definition may use an earlier one).
 std::string Unnumbered(const std::string& ldif) {
   std::string unfolded = std::regex_replace(ldif, std::regex("\n "), "");
   std::istringstream in(unfolded);
   std::string out, line;
-  std::vector<std::string> attrs;
+  std::vector<std::vector<std::string>> attrs;  // lines, by attribute
   auto flush = [&] {
     std::reverse(attrs.begin(), attrs.end());
-    for (const std::string& a : attrs) out += a + "\n";
+    for (const std::vector<std::string>& a : attrs) {
+      for (const std::string& l : a) out += l + "\n";
+    }
     attrs.clear();
   };
   const std::regex oper(
@@ -85,7 +88,11 @@ std::string Unnumbered(const std::string& ldif) {
     } else if (!std::regex_search(line, oper)) {
       line = std::regex_replace(line, std::regex("^([A-Za-z]+): \\{-?[0-9]+\\}"), "$1: ");
       line = std::regex_replace(line, std::regex("^cn: (module|include)\\{[0-9]+\\}$"), "cn: $1");
-      attrs.push_back(line);
+      const std::string type = line.substr(0, line.find(':'));
+      if (attrs.empty() || attrs.back().front().substr(0, attrs.back().front().find(':')) != type) {
+        attrs.emplace_back();
+      }
+      attrs.back().push_back(line);
     }
   }
   flush();
