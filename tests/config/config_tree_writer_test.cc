@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "lib/config/config_schema.h"
