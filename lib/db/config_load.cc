@@ -343,7 +343,8 @@ Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std:
 }  // namespace
 
 bool SelectsConfigDatabase(const DatabaseOptions& o) {
-  if (o.config_dir.empty()) return false;
+  // -n with -b is refused where databases are selected (ResolveDatabase).
+  if (o.config_dir.empty() || (o.database_number && o.suffix)) return false;
   if (o.database_number) return *o.database_number == 0;
   if (!o.suffix) return false;
   Result<Dn> dn = ParseDn(*o.suffix);
