@@ -322,7 +322,8 @@ Result<std::unique_ptr<ByteSource>> Wrap(std::unique_ptr<RawInput> raw, std::str
 
 }  // namespace
 
-Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path,
+                                                   const std::string& name) {
   if (path == "-") {
     return Wrap(std::make_unique<FdInput>(STDIN_FILENO, UniqueFd(), "<stdin>", 0), "<stdin>");
   }
@@ -342,7 +343,8 @@ Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-  return Wrap(std::make_unique<FdInput>(fd, std::move(file), path, size), path);
+  const std::string& shown = name.empty() ? path : name;
+  return Wrap(std::make_unique<FdInput>(fd, std::move(file), shown, size), shown);
 }
 
 std::unique_ptr<ByteSource> MemoryByteSource(std::string data, std::string name) {

@@ -38,7 +38,10 @@ class ByteSource {
 };
 
 // Opens `path` for reading ("-" is standard input). Detects gzip by magic.
-Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
+// `name`, when given, names a file in messages instead of its path (a copy
+// of standard input is still "<stdin>" to the user).
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path,
+                                                   const std::string& name = {});
 
 // A source over bytes held in memory (also detects gzip by magic).
 std::unique_ptr<ByteSource> MemoryByteSource(std::string data, std::string name = "<memory>");

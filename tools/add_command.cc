@@ -6,7 +6,7 @@
 
 #include "lib/db/config_load.h"
 #include "lib/db/database.h"
-#include "lib/db/load_job.h"
+#include "lib/db/glued_load.h"
 #include "tools/add_config_command.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -159,9 +159,10 @@ int RunAdd(AddArgs a) {
   OpenOptions options = ToOpenOptions(a.db, a.dry_run ? Access::kDryRun : Access::kLoad);
   options.format = a.format;
   options.online = a.online;
-  Result<std::unique_ptr<Database>> db = Database::Open(options);
-  if (!db.ok()) return ReportError(db.status());
-  PrintNotes((*db)->config(), a.db.verbose);
+  Result<std::unique_ptr<GluedLoad>> begun = GluedLoad::Begin(options, job, !a.tool.no_glue);
+  if (!begun.ok()) return ReportError(begun.status());
+  std::unique_ptr<GluedLoad> load = std::move(*begun);
+  PrintNotes(load->databases(), a.db.verbose);
   std::unique_ptr<RejectSink> rejects;
   if (!a.reject_file.empty()) {
     std::ofstream out(a.reject_file, std::ios::binary | std::ios::trunc);
@@ -170,13 +171,8 @@ int RunAdd(AddArgs a) {
   } else if (a.continue_on_error) {
     rejects = std::make_unique<StderrRejects>();
   }
-  job.rejects = rejects.get();
   ProgressPrinter progress(ParseProgressMode(a.progress));
-  job.progress = &progress;
-
-  Result<std::unique_ptr<LoadJob>> begun = (*db)->BeginLoad(job);
-  if (!begun.ok()) return ReportError(begun.status());
-  std::unique_ptr<LoadJob> load = std::move(*begun);
+  load->SetSinks(rejects.get(), &progress);
   Result<LoadSummary> summary = load->Run();
   if (!summary.ok()) {
     int code = ReportError(summary.status());

@@ -1,6 +1,7 @@
 #include "tools/database_args.h"
 
 #include <cstdio>
+#include <set>
 
 #include "tools/commands.h"
 
@@ -84,11 +85,23 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseArgs& a, bool creating) {
   return dirload::ResolveDatabase(ToDatabaseOptions(a), creating);
 }
 
-void PrintNotes(const ResolvedDatabase& db, bool verbose) {
-  for (const std::string& w : db.warnings)
-    std::fprintf(stderr, "dirload: warning: %s\n", w.c_str());
+void PrintNotes(const ResolvedDatabase& db, bool verbose) { PrintNotes({&db}, verbose); }
+
+void PrintNotes(const std::vector<const ResolvedDatabase*>& dbs, bool verbose) {
+  // Databases of one configuration share its global warnings and notes:
+  // each is said once.
+  std::set<std::string> said;
+  for (const ResolvedDatabase* db : dbs) {
+    for (const std::string& w : db->warnings) {
+      if (said.insert("w" + w).second) std::fprintf(stderr, "dirload: warning: %s\n", w.c_str());
+    }
+  }
   if (!verbose) return;
-  for (const std::string& n : db.notes) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
+  for (const ResolvedDatabase* db : dbs) {
+    for (const std::string& n : db->notes) {
+      if (said.insert("n" + n).second) std::fprintf(stderr, "dirload: note: %s\n", n.c_str());
+    }
+  }
 }
 
 void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* a) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/db/database.h"
 #include "lib/config/database_config.h"
+#include "lib/db/database.h"
 #include "lib/index/index_builder.h"
 #include "lib/util/status.h"
 
@@ -62,6 +62,7 @@ OpenOptions ToOpenOptions(const DatabaseArgs& args, Access access);
 
 // Prints the warnings, and with `verbose` the notes, to stderr.
 void PrintNotes(const ResolvedDatabase& db, bool verbose);
+void PrintNotes(const std::vector<const ResolvedDatabase*>& dbs, bool verbose);
 
 void AddIndexBuildOptions(CLI::App* cmd, IndexBuildArgs* args);
 

@@ -320,6 +320,14 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
   if (const ConfigValue* v = e.First("olclastmod")) {
     DIRLOAD_ASSIGN_OR_RETURN(db.lastmod, ParseBoolean(e, *v));
   }
+  if (const ConfigValue* v = e.First("olcsubordinate")) {
+    const std::string word = AsciiLowerCopy(Stripped(v->value));
+    if (word != "true" && word != "advertise") {
+      return ConfigError(e.Where(*v) + ": olcSubordinate: '" + v->value +
+                         "' (slapd takes TRUE or advertise)");
+    }
+    db.subordinate = true;
+  }
   if (const ConfigValue* v = e.First("olcdbmaxsize")) {
     Result<uint64_t> size = ParseByteSize(v->value);
     if (!size.ok()) return size.status().WithPrefix(e.Where(*v) + ": olcDbMaxSize: ");
@@ -477,7 +485,7 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
     NoteIgnored(e,
                 {"olcdatabase", "olcsuffix", "olcdbdirectory", "olcdbindex", "olcrootdn",
                  "olclastmod", "olcdbmaxsize", "olcdbenvflags", "olcdbconfig", "olcsyncrepl",
-                 "olcmultiprovider", "olcmirrormode"},
+                 "olcmultiprovider", "olcmirrormode", "olcsubordinate"},
                 &cfg);
     if (cfg.FindDatabase(db.number) != nullptr) {
       return ConfigError(tree.Name(f) + ": a second database numbered " +

@@ -70,6 +70,17 @@ void AddOnce(std::vector<std::string>* list, const std::string& name) {
 
 }  // namespace
 
+SuffixComparer::SuffixComparer() {
+  Result<Schema> builtin = Schema::Builtin();
+  if (builtin.ok()) schema_ = std::move(*builtin);
+}
+
+bool SuffixComparer::Holds(std::string_view suffix, std::string_view dn) const {
+  const Schema* schema = schema_ ? &*schema_ : nullptr;
+  size_t depth = 0;
+  return dirload::Holds(MakeKey(schema, suffix), MakeKey(schema, dn), &depth);
+}
+
 Result<std::optional<SlapdConfig>> ReadConfiguration(const DatabaseOptions& o) {
   if (!o.config_file.empty() && !o.config_dir.empty()) {
     return UsageError(Status::InvalidArgument(
@@ -125,8 +136,10 @@ Result<const SlapdDatabase*> SelectDatabase(const SlapdConfig& config, std::opti
     if (!best->supported()) return NotLoadable(*best, "'" + *dn + "' is held by ");
     return best;
   }
+  // As slapadd: a subordinate is not taken by default; its superior, which
+  // comes after it, stands for the glued tree (glue.h).
   for (const SlapdDatabase& db : config.databases) {
-    if (db.number > 0 && db.supported()) return &db;
+    if (db.number > 0 && db.supported() && !db.subordinate) return &db;
   }
   return ConfigError(Status::NotFound(config.path + ": no 'database mdb' (or bdb/hdb) section"));
 }

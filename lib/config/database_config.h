@@ -8,7 +8,8 @@
 //   -n N      the database numbered N (slapd_config.h: 0 is the config
 //             database, then 1, 2, ... in order);
 //   -b DN     the database whose suffix holds DN (the longest such suffix);
-//   neither   the first database dirload can load (mdb, bdb/hdb).
+//   neither   the first database dirload can load (mdb, bdb/hdb) that is
+//             not a glued subordinate (glue.h).
 // Without a configuration, --db names the directory and -b is the suffix.
 //
 // Every error from the configuration (unreadable or malformed files, bad
@@ -92,6 +93,18 @@ Result<std::optional<SlapdConfig>> ReadConfiguration(const DatabaseOptions& opti
 // base). Errors list what the configuration holds.
 Result<const SlapdDatabase*> SelectDatabase(const SlapdConfig& config, std::optional<int> number,
                                             const std::optional<std::string>& dn);
+
+// Compares DNs as configuration suffixes are compared: normalised with the
+// built-in schema where it knows the types, else with case folded.
+class SuffixComparer {
+ public:
+  SuffixComparer();
+  // Whether `dn` is `suffix` or below it.
+  bool Holds(std::string_view suffix, std::string_view dn) const;
+
+ private:
+  std::optional<Schema> schema_;
+};
 
 // Applies the configuration and the options. `creating`: the database may
 // not exist yet.

@@ -306,6 +306,13 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
       Result<bool> v = ParseOnOff(w[1]);
       if (!v.ok()) return v.status().WithPrefix(where + w[0] + ": ");
       db->multiprovider = *v;
+    } else if (key == "subordinate") {
+      // slapd takes at most one argument, and only "advertise".
+      if (w.size() > 2 || (w.size() == 2 && AsciiLowerCopy(w[1]) != "advertise")) {
+        return Status::InvalidArgument(where + "subordinate: the only argument is 'advertise'")
+            .WithOrigin(ErrorOrigin::kConfiguration);
+      }
+      db->subordinate = true;
     } else if (key == "suffix") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->suffixes.push_back(w[1]);

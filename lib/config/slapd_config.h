@@ -72,6 +72,9 @@ struct SlapdDatabase {
   // as SyncreplConsumer (replication.h) gives it.
   std::vector<std::string> consumers;
   bool multiprovider = false;  // `multiprovider on` / `mirrormode on`, olcMultiProvider TRUE
+  // `subordinate [advertise]` / olcSubordinate TRUE or advertise: glued to
+  // the database after it whose suffix holds its own (glue.h).
+  bool subordinate = false;
 
   // mdb, or bdb (hdb): what dirload loads.
   bool supported() const { return type == "mdb" || type == "bdb"; }

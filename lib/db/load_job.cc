@@ -277,10 +277,11 @@ Result<std::unique_ptr<LoadJob>> Database::BeginLoad(const LoadJobOptions& o) {
   s->checker = std::make_unique<EntryChecker>(s->schema, o.schema_check, o.load.repeated_values);
   DIRLOAD_ASSIGN_OR_RETURN(s->index_config, ConfiguredIndexes());
 
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSource> source, ldif::OpenByteSource(o.ldif));
+  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSource> source,
+                           ldif::OpenByteSource(o.ldif, o.ldif_name));
   ldif::ReaderOptions reader_options;
   reader_options.max_record_size = o.max_record_size;
-  if (o.ldif != "-") {
+  if (o.ldif != "-" && o.ldif_name.empty()) {
     reader_options.url_base_dir = std::filesystem::path(o.ldif).parent_path().string();
   }
   s->reader = std::make_unique<ldif::Reader>(std::move(source), reader_options);

@@ -27,6 +27,9 @@ namespace dirload {
 
 struct LoadJobOptions {
   std::string ldif = "-";  // a file (plain or gzip), or "-" for standard input
+  // How messages name the input when not by `ldif` (a copy of standard
+  // input is still "<stdin>"); a named input's URLs are not relative to it.
+  std::string ldif_name;
   uint64_t max_record_size = uint64_t{64} << 20;
   // Phase 1's options; the suffix, lastmod and rootdn come from the
   // configuration (a rootdn given here wins).

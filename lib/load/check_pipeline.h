@@ -52,6 +52,10 @@ struct CheckedRecord {
   std::string pretty_dn;
   EntryChecker::Prepared prepared;
   EntrySink::Prepared made;  // by the sink's preparer
+  // With a RecordRouter: whether the record is this pass's (kHere, or
+  // refused by it), another pass's, or failed before its DN was known.
+  enum class Route : uint8_t { kUnknown, kHere, kElsewhere };
+  Route route = Route::kUnknown;
 };
 
 struct RecordBatch {

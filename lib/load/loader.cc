@@ -55,6 +55,7 @@ Status Loader::Begin() {
     return Status::InvalidArgument("suffix '" + options_.suffix + "': " + ns.status().message());
   }
   nsuffix_ = *ns;
+  if (options_.router) DIRLOAD_RETURN_IF_ERROR(options_.router->Prepare(*checker_));
   DIRLOAD_RETURN_IF_ERROR(CheckOptions(options_));
   for (int removed : options_.remove_sids) {
     remove_sids_.resize(0x1000, false);
@@ -151,6 +152,7 @@ bool Loader::Skipped(const CheckedRecord& item) const {
 }
 
 void Loader::Check(EntryChecker* checker, WorkerState* local, CheckedRecord* item) {
+  item->route = CheckedRecord::Route::kUnknown;
   if (item->read_error || Skipped(*item)) return;
   const ldif::Record& r = item->record;
   if (r.kind() == ldif::RecordKind::kChange) {
@@ -167,7 +169,21 @@ void Loader::Check(EntryChecker* checker, WorkerState* local, CheckedRecord* ite
                       : Status::InvalidArgument("invalid DN: " + st.message());
     return;
   }
-  if (!EntryChecker::IsUnder(item->ndn, nsuffix_)) {
+  if (options_.router) {
+    std::string why;
+    switch (options_.router->Route(item->ndn, &why)) {
+      case RecordRouter::Verdict::kElsewhere:
+        item->route = CheckedRecord::Route::kElsewhere;
+        return;
+      case RecordRouter::Verdict::kRefused:
+        item->route = CheckedRecord::Route::kHere;
+        item->error = Status::InvalidArgument(why);
+        return;
+      case RecordRouter::Verdict::kHere:
+        item->route = CheckedRecord::Route::kHere;
+        break;
+    }
+  } else if (!EntryChecker::IsUnder(item->ndn, nsuffix_)) {
     item->error = Status::InvalidArgument("not under the suffix '" + options_.suffix + "'");
     return;
   }
@@ -192,6 +208,18 @@ Status Loader::Process(CheckedRecord* item) {
   if (Skipped(*item)) {
     ++summary_.skipped;
     return Status::Ok();
+  }
+  if (options_.router) {
+    if (operational_ != nullptr) {
+      const bool named = item->route != CheckedRecord::Route::kUnknown;
+      operational_->Next(named ? std::string_view(item->ndn) : std::string_view());
+    }
+    // What fails before its DN is known is the selected database's to report.
+    if (item->route == CheckedRecord::Route::kElsewhere ||
+        (item->route == CheckedRecord::Route::kUnknown && !options_.router->selected_pass())) {
+      ++summary_.routed_elsewhere;
+      return Status::Ok();
+    }
   }
   ++summary_.records_read;
   if (item->read_error) {
@@ -353,7 +381,8 @@ void Loader::AddOperationalValues(const CheckedRecord& item, bool replace_csn) {
     if (options_.write_context_csn && !p.entry_csn.empty()) csns_.Add(p.entry_csn);
     return;
   }
-  operational_->Next(item.ndn);
+  // With a router, Process made this record's values already.
+  if (!options_.router) operational_->Next(item.ndn);
   for (size_t i = 0; i < kOperationalAttributeCount; ++i) {
     if ((missing & (1u << i)) == 0) continue;
     auto a = static_cast<OperationalAttribute>(i);
@@ -371,7 +400,9 @@ void Loader::AddOperationalValues(const CheckedRecord& item, bool replace_csn) {
 
 Status Loader::WriteContextCsn() {
   // The empty suffix is the root DSE, which is never loaded.
-  if ((csns_.empty() && remove_sids_.empty()) || nsuffix_.empty()) return Status::Ok();
+  if ((csns_.empty() && options_.other_csns.empty() && remove_sids_.empty()) || nsuffix_.empty()) {
+    return Status::Ok();
+  }
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntryId> suffix_id,
                            LookupId(MakeDnName(nsuffix_), nullptr));
   if (!suffix_id.has_value()) return Status::Ok();  // no suffix entry to hold it
@@ -383,6 +414,7 @@ Status Loader::WriteContextCsn() {
   // (slapd 2.5's slap_tool_update_ctxcsn writes only on a change). A value
   // of a removed server ID goes, and that is a change (slapd 2.7).
   std::map<int, std::string> merged;
+  for (const std::string& csn : options_.other_csns) csns_.Add(csn);
   for (const auto& [sid, csn] : csns_.values()) {
     if (!Removed(sid)) merged.emplace(sid, csn);
   }
@@ -412,11 +444,10 @@ Status Loader::WriteContextCsn() {
   if (at != SIZE_MAX && !superseded) return Status::Ok();
   if (at == SIZE_MAX && merged.empty()) return Status::Ok();
   if (at == SIZE_MAX) at = values.size();
-  // Without normalized copies where the stored ones had none (slapd's own).
-  bool generated = false;
-  for (const EntrySink::Value& old : stored.values) {
-    generated |= old.generated && EqualsIgnoreCase(old.description, kContextCsnName);
-  }
+  // Without normalized copies, whatever the stored values had: slapadd
+  // drops the attribute's values and adds the new ones without any
+  // (slap_tool_update_ctxcsn, attr_merge_one with no normalized value).
+  const bool generated = true;
   std::vector<EntrySink::Value> csn_values;
   for (const auto& [sid, csn] : merged) csn_values.push_back({kContextCsnName, csn, generated});
   if (!before.empty() && *suffix_id >= summary_.first_id) {
@@ -512,7 +543,10 @@ Status Loader::RemoveOrphans() {
 
 Status Loader::Finish() {
   DIRLOAD_RETURN_IF_ERROR(RemoveOrphans());
-  if (options_.write_context_csn) DIRLOAD_RETURN_IF_ERROR(WriteContextCsn());
+  for (const auto& [sid, csn] : csns_.values()) summary_.greatest_csns.push_back(csn);
+  if (options_.write_context_csn && (!options_.router || options_.router->selected_pass())) {
+    DIRLOAD_RETURN_IF_ERROR(WriteContextCsn());
+  }
   EntrySink::Start end;
   end.next_id = next_id_;
   end.entries = entries_before_ + summary_.entries_loaded;

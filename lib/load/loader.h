@@ -62,6 +62,7 @@
 #include "lib/load/check_pipeline.h"
 #include "lib/load/entry_checker.h"
 #include "lib/load/operational_attributes.h"
+#include "lib/load/record_router.h"
 #include "lib/schema/ascii.h"
 #include "lib/schema/dn_ancestors.h"
 #include "lib/util/bloom_filter.h"
@@ -103,6 +104,16 @@ struct LoadOptions {
   // -o remove-sids: server IDs (0..0xfff, not `sid`) whose entryCSNs are
   // replaced and whose contextCSN values are dropped; implies write_context_csn.
   std::vector<int> remove_sids;
+  // One input loaded into several databases (glue): this run loads the
+  // records the router gives its database and passes over the others. Every
+  // record then makes its operational values (one tick of the CSN counter),
+  // so that with csn_time the CSNs made increase along the input across the
+  // databases, as one pass would make them.
+  std::optional<RecordRouter> router;
+  // -w with a router: the greatest entryCSNs of the load's other databases,
+  // merged into the selected database's contextCSN (slapadd -w writes one
+  // contextCSN, the glued tree's, on the superior's suffix entry).
+  std::vector<std::string> other_csns;
 };
 
 struct LoadSummary {
@@ -124,6 +135,10 @@ struct LoadSummary {
   // input's contextCSN on the suffix entry overwritten by -w.
   std::vector<std::string> warnings;
   uint64_t replaced_csns = 0;  // entryCSNs replaced for remove_sids
+  // With a router: records another database's run loads (not counted in
+  // records_read), and this run's greatest entryCSN per server ID (-w).
+  uint64_t routed_elsewhere = 0;
+  std::vector<std::string> greatest_csns;
 };
 
 // Where rejected records go with -c (the tool opens the file).
