@@ -175,6 +175,11 @@ Result<LoadSummary> GluedLoad::Run() {
     LoadJobOptions o = job_;
     if (routed) {
       const int number = m.db->config().database_number;
+      // slapadd makes every entry's operational values as the selected
+      // database says: its lastmod, its rootdn in creatorsName.
+      const ResolvedDatabase& selected = members_.back().db->config();
+      o.lastmod = selected.lastmod;
+      if (o.load.rootdn.empty()) o.load.rootdn = selected.rootdn;
       o.load.router.emplace(routing_holders_, *selected_, routing_glued_, number);
       if (number == *selected_) {
         o.load.other_csns = other_csns;

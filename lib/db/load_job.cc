@@ -317,7 +317,7 @@ Result<LoadSummary> LoadJob::RunPhases() {
   const ResolvedDatabase& db = st.db->config();
   LoadOptions lo = st.options.load;
   lo.suffix = db.suffix;
-  lo.lastmod = db.lastmod;
+  lo.lastmod = st.options.lastmod.value_or(db.lastmod);
   if (lo.rootdn.empty()) lo.rootdn = db.rootdn;
   DIRLOAD_RETURN_IF_ERROR(target_->BeforePhase1());
 

@@ -34,6 +34,9 @@ struct LoadJobOptions {
   // Phase 1's options; the suffix, lastmod and rootdn come from the
   // configuration (a rootdn given here wins).
   LoadOptions load;
+  // lastmod for the entries, when not the database's own: glued databases
+  // take the selected database's, as slapadd does (with its rootdn).
+  std::optional<bool> lastmod;
   bool quick = false;                // -q: fewer, larger transactions (native)
   bool schema_check = true;          // -s turns it off
   bool no_index = false;             // phase 1 only

@@ -36,6 +36,13 @@ class MdbEntryWriter {
   // ID added before, or a stored ID.
   virtual Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn,
                           std::string_view rdn, std::span<const MdbValue> values) = 0;
+  // Numbers in ad2i the attribute descriptions of entry `id`, which AddEntry
+  // gets later (a reserved ID below it is still to come), so that numbers
+  // follow the input as slapadd gives them. A writer that numbers at
+  // AddEntry only may leave it so.
+  virtual Status NumberDescriptions(uint64_t /*id*/, std::span<const MdbValue> /*values*/) {
+    return Status::Ok();
+  }
   // The ID of the child of `parent_id` (0: the root) with normalized RDN
   // `nrdn`, or nullopt: dn2i answers, with what this load wrote so far.
   virtual Result<std::optional<uint64_t>> FindChild(uint64_t parent_id, std::string_view nrdn) = 0;

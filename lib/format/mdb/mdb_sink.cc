@@ -312,6 +312,7 @@ Status MdbSink::Add(const NewEntry& e) {
   }
   if (e.id == written_ + 1 && pending_.empty()) return WriteView(e.id, parent, nrdn, rdn, values_);
   // A reserved ID below this one is still to come: wait for it.
+  DIRLOAD_RETURN_IF_ERROR(writer_->NumberDescriptions(e.id, values_));
   Owned& o = pending_[e.id];
   o.parent = parent;
   o.nrdn.assign(nrdn);

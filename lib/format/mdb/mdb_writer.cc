@@ -178,6 +178,12 @@ Status MdbLoadWriter::Encode(uint64_t id, std::span<const MdbValue> values) {
       id, values, [this](const std::string& description) { return Ad2iNumber(description); });
 }
 
+Status MdbLoadWriter::NumberDescriptions(uint64_t id, std::span<const MdbValue> values) {
+  if (finished_) return UsageError("MdbLoadWriter: NumberDescriptions after Finish");
+  DIRLOAD_RETURN_IF_ERROR(EnsureTxn());
+  return Encode(id, values);
+}
+
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
   if (finished_) return UsageError("MdbLoadWriter: ReplaceEntry after Finish");
   if (id == 0 || id > last_id_) {

@@ -100,6 +100,9 @@ class MdbLoadWriter final : public MdbEntryWriter {
   // Errors: InvalidArgument (origin kInput) for a value without a normalized
   // form; InvalidArgument (kUsage) for an ID
   // out of order or an unknown parent; kStorage errors from LMDB.
+  // slapadd numbers descriptions in ad2i as the entries come, not in ID
+  // order: an entry waiting for a lower reserved ID is numbered here.
+  Status NumberDescriptions(uint64_t id, std::span<const MdbValue> values) override;
   Status AddEntry(uint64_t id, uint64_t parent_id, std::string_view nrdn, std::string_view rdn,
                   std::span<const MdbValue> values) override;
 
