@@ -5,6 +5,7 @@
 
 #include "ldif/writer.h"
 #include "lib/db/database.h"
+#include "lib/db/glued_tree.h"
 #include "lib/entry/entry_record.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -27,23 +28,30 @@ struct CatArgs {
 };
 
 Status Cat(const CatArgs& a, uint64_t* count) {
-  DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
-                           Database::Open(ToOpenOptions(a.db, Access::kRead)));
+  // A glued tree is written database by database, as slapcat writes it.
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<OpenOptions> databases,
+                           GluedTreeDatabases(ToOpenOptions(a.db, Access::kRead), !a.tool.no_glue));
   DIRLOAD_ASSIGN_OR_RETURN(std::optional<EntrySelection> selection, ParseSelection(a.selection));
   DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<ldif::ByteSink> sink,
                            ldif::OpenByteSink(a.output, a.gzip));
-  ldif::WriterOptions wo;
-  wo.wrap = a.wrap;
-  wo.slapcat_base64 = db->slapcat_ldif();
-  ldif::Writer writer(sink.get(), wo);
+  std::optional<ldif::Writer> writer;
   ldif::Record record;
-  DIRLOAD_RETURN_IF_ERROR(
-      db->ForEachEntry(selection ? &*selection : nullptr, [&](const EntryView& e) -> Status {
-        ++*count;
-        DIRLOAD_RETURN_IF_ERROR(EntryToRecord(e, db->dictionary(), &record));
-        return writer.Write(record);
-      }));
-  DIRLOAD_RETURN_IF_ERROR(writer.Flush());
+  for (const OpenOptions& open : databases) {
+    DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(open));
+    if (!writer) {
+      ldif::WriterOptions wo;
+      wo.wrap = a.wrap;
+      wo.slapcat_base64 = db->slapcat_ldif();
+      writer.emplace(sink.get(), wo);
+    }
+    DIRLOAD_RETURN_IF_ERROR(
+        db->ForEachEntry(selection ? &*selection : nullptr, [&](const EntryView& e) -> Status {
+          ++*count;
+          DIRLOAD_RETURN_IF_ERROR(EntryToRecord(e, db->dictionary(), &record));
+          return writer->Write(record);
+        }));
+  }
+  DIRLOAD_RETURN_IF_ERROR(writer->Flush());
   return sink->Close();
 }
 

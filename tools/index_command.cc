@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "lib/db/database.h"
+#include "lib/db/glued_tree.h"
 #include "lib/db/index_job.h"
 #include "tools/commands.h"
 #include "tools/database_args.h"
@@ -31,6 +32,35 @@ struct IndexArgs {
   bool online = false;
   CommonToolArgs tool;
 };
+
+// One database's rebuild (or --check: *current goes false when it has a
+// stale index). An exit status.
+int IndexOne(const IndexArgs& a, const OpenOptions& options, const IndexRequest& request,
+             bool* current) {
+  Result<std::unique_ptr<Database>> db = Database::Open(options);
+  if (!db.ok()) return ReportError(db.status());
+  PrintNotes((*db)->config(), a.db.verbose);
+  Result<IndexPlan> plan = (*db)->PlanIndexes(request);
+  if (!plan.ok()) return ReportError(plan.status());
+  if (a.check_only) {
+    *current = *current && plan->current;
+    return kExitOk;
+  }
+  if (plan->nothing_to_do) return kExitOk;
+  const std::string if_failed = plan->if_failed;
+  ProgressPrinter progress(ParseProgressMode(a.progress));
+  Result<IndexRebuild> built = (*db)->RebuildIndexes(std::move(*plan), &progress);
+  if (!built.ok()) {
+    int code = ReportError(built.status());
+    PrintNotice(if_failed);
+    return code;
+  }
+  if (!a.stats_file.empty()) {
+    Status written = WriteStats(built->stats, a.stats_file);
+    if (!written.ok()) return ReportError(written);
+  }
+  return kExitOk;
+}
 
 int RunIndex(IndexArgs a) {
   Result<int> debug = ParseDebugLevel(a.tool.debug);
@@ -59,25 +89,15 @@ int RunIndex(IndexArgs a) {
   request.online = a.online;
   OpenOptions options = ToOpenOptions(a.db, a.check_only ? Access::kIndexCheck : Access::kIndex);
   options.online = a.online;
-  Result<std::unique_ptr<Database>> db = Database::Open(options);
-  if (!db.ok()) return ReportError(db.status());
-  PrintNotes((*db)->config(), a.db.verbose);
-  Result<IndexPlan> plan = (*db)->PlanIndexes(request);
-  if (!plan.ok()) return ReportError(plan.status());
-  if (a.check_only) return plan->current ? kExitOk : kExitRefused;
-  if (plan->nothing_to_do) return kExitOk;
-  const std::string if_failed = plan->if_failed;
-  ProgressPrinter progress(ParseProgressMode(a.progress));
-  Result<IndexRebuild> built = (*db)->RebuildIndexes(std::move(*plan), &progress);
-  if (!built.ok()) {
-    int code = ReportError(built.status());
-    PrintNotice(if_failed);
-    return code;
+  // A glued tree is rebuilt database by database, as slapindex does.
+  Result<std::vector<OpenOptions>> databases = GluedTreeDatabases(options, !a.tool.no_glue);
+  if (!databases.ok()) return ReportError(databases.status());
+  bool current = true;
+  for (const OpenOptions& open : *databases) {
+    const int code = IndexOne(a, open, request, &current);
+    if (code != kExitOk) return code;
   }
-  if (!a.stats_file.empty()) {
-    Status written = WriteStats(built->stats, a.stats_file);
-    if (!written.ok()) return ReportError(written);
-  }
+  if (a.check_only && !current) return kExitRefused;
   return kExitOk;
 }
 

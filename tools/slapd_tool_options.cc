@@ -177,11 +177,11 @@ void AddCommonToolOptions(CLI::App* cmd, CommonToolArgs* a, const std::string& o
                   "directory is --db");
   cmd->add_option("-o", a->options, "slapd tool option name=value (repeatable): " + o_help);
   cmd->add_flag("-g", a->no_glue,
-                "no glue: load the selected database alone, not the subordinate databases "
-                "glued below it (`subordinate`, olcSubordinate), as slapadd -g. Without it "
-                "`add` routes each entry to the glued database whose suffix holds it most "
-                "closely; cat, index and the other commands read the selected database alone "
-                "either way");
+                "no glue: the selected database alone, not the subordinate databases glued "
+                "below it (`subordinate`, olcSubordinate), as slapadd, slapcat and slapindex "
+                "-g. Without it, on a glued tree, add routes each entry to the database whose "
+                "suffix holds it most closely, cat writes every database of the tree and index "
+                "rebuilds each");
 }
 
 }  // namespace dirload::tools

@@ -61,20 +61,21 @@ struct Tree {
 
 // Three mdb databases, the two subordinates first as slapd requires.
 // `glue`: the subordinates are marked so (else they are merely nested).
-void MakeTree(Tree* t, bool glue = true) {
+void MakeTree(Tree* t, bool glue = true, bool indexes = true) {
   testing::SlapdConf conf;
   conf.LoadBackMdb().Include(testing::kExampleSchemas);
+  t->dirs.clear();
   const std::vector<std::pair<const char*, const char*>> dbs = {
       {kDeep, "deep"}, {kPeople, "people"}, {kTop, "top"}};
   for (const auto& [suffix, name] : dbs) {
     fs::create_directories(t->Dir(name));
     conf.Database("mdb").Suffix(suffix).Directory(t->Dir(name)).MaxSize(67108864);
     if (std::string(name) != "top" && glue) conf.Line("subordinate");
-    conf.Indexes({"objectClass eq", "cn eq,sub", "uid eq", "member eq"});
+    if (indexes) conf.Indexes({"objectClass eq", "cn eq,sub", "uid eq", "member eq"});
     if (std::string(name) == "top") conf.RootDn(testing::kExampleRootDn);
     t->dirs.push_back(t->Dir(name));
   }
-  t->conf = conf.Write(t->tmp, "slapd.conf");
+  t->conf = conf.Write(t->tmp, indexes ? "slapd.conf" : "noindex.conf");
 }
 
 void Empty(const Tree& t) {
@@ -259,6 +260,53 @@ TEST_CASE("glue oracle: -g, -n and -b of one database load and refuse what slapa
       CHECK(testing::FirstDifference(d.snapshot, s.snapshot) == "");
     }
   }
+}
+
+TEST_CASE("glue oracle: cat writes the glued tree and index rebuilds it as slapcat and slapindex") {
+  DIRLOAD_SKIP_WITHOUT_OPENLDAP("slapindex");
+  Tree t;
+  MakeTree(&t);
+  const std::string indexed = t.conf;
+  MakeTree(&t, /*glue=*/true, /*indexes=*/false);
+  const std::string plain = t.conf;
+  const std::string full = FullInput(t);
+  Empty(t);
+  RunResult sa = testing::RunSlapadd({"-f", plain, "-q", "-l", full}, 60);
+  REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
+
+  // The superior first, then the subordinates in configuration order; with
+  // -g the superior alone.
+  for (std::vector<std::string> extra : {std::vector<std::string>{}, {"-g"}}) {
+    CAPTURE(extra);
+    std::vector<std::string> args = {"-f", plain};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunResult sc = testing::RunSlapcat(args, 60);
+    REQUIRE_MESSAGE(sc.exit_code == 0, sc.Describe());
+    args.insert(args.begin(), "cat");
+    RunResult dc = RunDirload(args, 60);
+    REQUIRE_MESSAGE(dc.exit_code == 0, dc.Describe());
+    CHECK(dc.out == sc.out);
+    CHECK(std::count(dc.out.begin(), dc.out.end(), '\n') > 0);
+  }
+
+  // The indexes configured after the load: slapindex on one copy of the
+  // three databases, dirload index on the other.
+  const std::string saved = t.tmp.File("saved");
+  fs::create_directories(saved);
+  for (const std::string& d : t.dirs) {
+    fs::copy(d, saved + "/" + fs::path(d).filename().string(), fs::copy_options::recursive);
+  }
+  RunResult si = testing::RunSlapindex({"-f", indexed, "-q"}, 60);
+  REQUIRE_MESSAGE(si.exit_code == 0, si.Describe());
+  const std::string by_slapindex = Snapshot(t);
+  for (const std::string& d : t.dirs) {
+    fs::remove_all(d);
+    fs::copy(saved + "/" + fs::path(d).filename().string(), d, fs::copy_options::recursive);
+  }
+  RunResult di = RunDirload({"index", "-f", indexed, "--progress", "never"}, 120);
+  REQUIRE_MESSAGE(di.exit_code == 0, di.Describe());
+  CHECK(testing::FirstDifference(Snapshot(t), by_slapindex) == "");
+  CHECK(by_slapindex.find("-- cn\n") != std::string::npos);
 }
 
 TEST_CASE("glue: nested suffixes without 'subordinate' are not glued") {
