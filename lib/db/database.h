@@ -100,6 +100,10 @@ class Database {
     return reader_->Search(std::move(request), callback);
   }
   Result<DatabaseReport> Report() { return reader_->Report(); }
+  // Every index table's lists as stored (kRead): format.h.
+  Status ForEachIndexList(const IndexListCallback& callback) {
+    return reader_->ForEachIndexList(callback);
+  }
   // A verification (kRead): verify_job.h.
   Result<VerifyReport> Verify(const VerifyOptions& options);
 

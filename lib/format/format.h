@@ -15,7 +15,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/entry/entry_codec.h"
@@ -31,6 +33,13 @@ namespace dirload {
 
 // Called for each entry; `entry` is valid during the call only.
 using EntryCallback = std::function<Status(const EntryView& entry)>;
+
+// Called for each key of an index table, tables in name order and keys in
+// the table's order, with the key as stored and its IDs ascending; every
+// view is valid during the call only. A range list of slapd's format
+// (IDs first..last) comes as {0, first, last}, as it is stored.
+using IndexListCallback = std::function<Status(std::string_view table, std::string_view key,
+                                               std::span<const uint64_t> ids)>;
 
 // Which entries a scan visits (cat -a, -s, -H): those in `scope` of `base`
 // matching `filter`. An unset base is the database's suffix.
@@ -91,6 +100,8 @@ class FormatReader {
   // recorded) checked against each other. What is wrong goes into the
   // report; errors are the engine's and the request's.
   virtual Result<VerifyReport> Verify(const VerifyOptions& options) = 0;
+  // Every index table's (key, IDs) lists as stored (`stat --digest`).
+  virtual Status ForEachIndexList(const IndexListCallback& callback) = 0;
 
  protected:
   // Splits the configuration in force into the indexes a search may use and

@@ -1,6 +1,7 @@
 #include "lib/format/mdb/mdb_format_reader.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "lib/format/mdb/mdb_report.h"
 #include "lib/format/mdb/mdb_search_source.h"
@@ -98,6 +99,34 @@ Result<VerifyReport> MdbFormatReader::Verify(const VerifyOptions& options) {
       VerifyMdbDatabase(reader_.get(), *schema, configured, keys_, options, &report));
   report.dir = dir_;
   return report;
+}
+
+// One read transaction over every index database (index_names() is sorted),
+// the duplicates of each key gathered into one list.
+Status MdbFormatReader::ForEachIndexList(const IndexListCallback& callback) {
+  MdbEnv* env = reader_->env();
+  DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env->Begin(false));
+  std::string key;
+  std::vector<uint64_t> ids;
+  for (const std::string& name : env->index_names()) {
+    DIRLOAD_ASSIGN_OR_RETURN(MdbDb db, env->Index(name));
+    ids.clear();
+    DIRLOAD_RETURN_IF_ERROR(txn.Scan(db, [&](std::string_view k, std::string_view v) -> Status {
+      if (!ids.empty() && k != key) {
+        DIRLOAD_RETURN_IF_ERROR(callback(name, key, ids));
+        ids.clear();
+      }
+      if (ids.empty()) key.assign(k);
+      if (v.size() != 8) {
+        return Status::Corruption(name + ": key " + HexEncode(k) + ": a duplicate of " +
+                                  std::to_string(v.size()) + " bytes, not an 8-byte ID");
+      }
+      ids.push_back(MdbDecodeId(v));
+      return Status::Ok();
+    }));
+    if (!ids.empty()) DIRLOAD_RETURN_IF_ERROR(callback(name, key, ids));
+  }
+  return Status::Ok();
 }
 
 }  // namespace dirload::mdb

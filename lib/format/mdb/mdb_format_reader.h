@@ -36,6 +36,7 @@ class MdbFormatReader final : public FormatReader {
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
   Result<DatabaseReport> Report() override;
   Result<VerifyReport> Verify(const VerifyOptions& options) override;
+  Status ForEachIndexList(const IndexListCallback& callback) override;
 
  private:
   Status SortIndexes(IndexConfig* usable, std::vector<std::string>* unusable) override;

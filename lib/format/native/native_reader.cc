@@ -1,9 +1,14 @@
 #include "lib/format/native/native_reader.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "lib/format/native/native_indexer.h"
 #include "lib/format/native/native_report.h"
 #include "lib/format/native/native_search_source.h"
 #include "lib/format/native/native_verify.h"
+#include "lib/idl/idl_store.h"
 #include "lib/store/tables.h"
 
 namespace dirload {
@@ -96,6 +101,23 @@ Result<VerifyReport> NativeReader::Verify(const VerifyOptions& options) {
                                                config, options, &report));
   report.dir = dir_;
   return report;
+}
+
+// Every "idx." table, in name order, list by list with the search's decoder.
+Status NativeReader::ForEachIndexList(const IndexListCallback& callback) {
+  DIRLOAD_ASSIGN_OR_RETURN(std::vector<std::string> tables, store_->ListTables());
+  std::sort(tables.begin(), tables.end());
+  Status failed = Status::Ok();
+  for (const std::string& table : tables) {
+    if (!table.starts_with(kIndexTablePrefix)) continue;
+    DIRLOAD_RETURN_IF_ERROR(
+        ForEachIdList(store_.get(), table, [&](std::string_view key, const IdList& ids) {
+          failed = callback(table, key, ids.ids());
+          return failed.ok();
+        }));
+    DIRLOAD_RETURN_IF_ERROR(failed);
+  }
+  return Status::Ok();
 }
 
 }  // namespace dirload

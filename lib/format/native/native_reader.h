@@ -33,6 +33,7 @@ class NativeReader final : public FormatReader {
   Result<SearchResult> Search(SearchRequest request, const SearchCallback& callback) override;
   Result<DatabaseReport> Report() override;
   Result<VerifyReport> Verify(const VerifyOptions& options) override;
+  Status ForEachIndexList(const IndexListCallback& callback) override;
 
  private:
   NativeReader(std::string dir, ReaderContext context)
