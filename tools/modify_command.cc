@@ -22,6 +22,7 @@ struct ModifyArgs {
   bool subtree = false;
   int sid = 0;
   bool context_csn = false;
+  bool relax = false;
   size_t index_batch = 0;
   std::string progress = "auto";
   bool stats = false;
@@ -42,6 +43,7 @@ int RunModify(const ModifyArgs& a) {
   o.subtree = a.subtree;
   o.sid = a.sid;
   o.context_csn = a.context_csn;
+  o.relax = a.relax;
   o.progress = &progress;
   Result<ModifySummary> r = ModifyDatabase(db->get(), o);
   if (!r.ok()) {
@@ -101,6 +103,11 @@ CommandRunner RegisterModify(CLI::App* app) {
       ->check(CLI::Range(0, 0xfff));
   cmd->add_flag("-w,--context-csn", a->context_csn,
                 "update contextCSN on the suffix entry with the greatest entryCSN made");
+  cmd->add_flag("--relax", a->relax,
+                "operational attributes (entryCSN, entryUUID, the timestamps, contextCSN) change "
+                "as the records say, and a modify that sets entryCSN, modifiersName or "
+                "modifyTimestamp keeps them (ldapmodify -e relax; what dirload compare writes "
+                "needs it)");
   cmd->add_option("--index-batch", a->index_batch,
                   "index changes, as (key, ID) pairs, held in memory before they are applied "
                   "in key order (default 1048576, some 60 MB; bigger batches touch each key "

@@ -77,8 +77,9 @@ class Job {
   Result<EntryId> Existing(std::string_view ndn, std::string_view dn);
   // The entry after a modify or modrdn, checked as slapd checks it.
   Status CheckResult(std::string_view dn, const std::vector<EntryEditor::Value>& values);
-  // modifiersName, modifyTimestamp, entryCSN as slapd replaces them.
-  void Touch(std::vector<EntryEditor::Value>* values);
+  // modifiersName, modifyTimestamp, entryCSN as slapd replaces them, but
+  // those `given` sets (--relax).
+  void Touch(std::vector<EntryEditor::Value>* values, std::span<const Modification> given = {});
   Status Reject(const ldif::Record& record, const Status& why);
   Status WriteContextCsn();
 
@@ -117,13 +118,30 @@ Result<EntryId> Job::Existing(std::string_view ndn, std::string_view dn) {
   return *id;
 }
 
-void Job::Touch(std::vector<EntryEditor::Value>* values) {
+void Job::Touch(std::vector<EntryEditor::Value>* values, std::span<const Modification> given) {
   if (!db_.config().lastmod) return;
+  auto set = [&](std::string_view description) {
+    for (const Modification& m : given) {
+      if ((m.op == ModOp::kAdd || m.op == ModOp::kReplace) && !m.values.empty() &&
+          EqualsIgnoreCase(m.description, description)) {
+        return true;
+      }
+    }
+    return false;
+  };
   ops_.Next();
-  last_csn_ = std::string(ops_.entry_csn());
-  ReplaceOperational(values, "entryCSN", ops_.entry_csn(), true);
-  ReplaceOperational(values, "modifiersName", ops_.rootdn(), false);
-  ReplaceOperational(values, "modifyTimestamp", ops_.timestamp(), true);
+  if (set("entryCSN")) {
+    for (const EntryEditor::Value& v : *values) {
+      if (EqualsIgnoreCase(v.description, "entryCSN")) last_csn_ = v.value;
+    }
+  } else {
+    last_csn_ = std::string(ops_.entry_csn());
+    ReplaceOperational(values, "entryCSN", ops_.entry_csn(), true);
+  }
+  if (!set("modifiersName")) ReplaceOperational(values, "modifiersName", ops_.rootdn(), false);
+  if (!set("modifyTimestamp")) {
+    ReplaceOperational(values, "modifyTimestamp", ops_.timestamp(), true);
+  }
 }
 
 Status Job::CheckResult(std::string_view dn, const std::vector<EntryEditor::Value>& values) {
@@ -220,8 +238,13 @@ Status Job::ApplyModify(const Change& c) {
   DIRLOAD_RETURN_IF_ERROR(Name(c.dn));
   DIRLOAD_ASSIGN_OR_RETURN(EntryId id, Existing(ndn_, c.dn));
   DIRLOAD_ASSIGN_OR_RETURN(EntryEditor::Entry entry, editor_->Read(id));
-  DIRLOAD_RETURN_IF_ERROR(ApplyModifications(schema_, c.modifications, &entry.values));
-  Touch(&entry.values);
+  DIRLOAD_RETURN_IF_ERROR(
+      ApplyModifications(schema_, c.modifications, &entry.values, options_.relax));
+  if (options_.relax) {
+    Touch(&entry.values, c.modifications);
+  } else {
+    Touch(&entry.values);
+  }
   DIRLOAD_RETURN_IF_ERROR(CheckResult(pretty_, entry.values));
   return editor_->Replace(id, entry.values);
 }

@@ -41,6 +41,10 @@ struct ModifyOptions {
   size_t index_batch = 0;    // (key, ID) changes held before applying; 0: the editor's
   int sid = 0;               // -S: the server ID of the entryCSNs made
   bool context_csn = false;  // -w: the suffix entry's contextCSN follows
+  // --relax: operational attributes change as the records say, and a modify
+  // that sets entryCSN, modifiersName or modifyTimestamp keeps them (slapd's
+  // slap_mods_opattrs keeps what the operation gives).
+  bool relax = false;
   ProgressSink* progress = nullptr;
 };
 

@@ -190,7 +190,7 @@ Status Increment(const Schema& schema, const Modification& m, const Target& t,
 }  // namespace
 
 Status ApplyModifications(const Schema& schema, std::span<const Modification> mods,
-                          std::vector<EntryEditor::Value>* values) {
+                          std::vector<EntryEditor::Value>* values, bool relax) {
   for (const Modification& m : mods) {
     Result<AttributeDescription> ad = schema.ParseAttributeDescription(m.description);
     if (!ad.ok()) {
@@ -201,7 +201,7 @@ Status ApplyModifications(const Schema& schema, std::span<const Modification> mo
       return LdapError(LdapResult::kUndefinedAttributeType, ad.status().message());
     }
     Target t{ad->type, ad->ToString()};
-    if (t.type->no_user_modification) {
+    if (t.type->no_user_modification && !relax) {
       return LdapError(LdapResult::kConstraintViolation,
                        std::string(t.type->name()) + ": no user modification allowed");
     }

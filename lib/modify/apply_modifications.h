@@ -24,9 +24,11 @@ class Schema;
 
 // `values` holds an entry's values, the values of one description adjacent,
 // descriptions canonical; on error it is left half-changed (the caller
-// works on a copy).
+// works on a copy). Operational attributes no user may modify are refused
+// (constraintViolation) unless `relax`: then they change as the records say,
+// as a syncrepl consumer writes them.
 Status ApplyModifications(const Schema& schema, std::span<const Modification> mods,
-                          std::vector<EntryEditor::Value>* values);
+                          std::vector<EntryEditor::Value>* values, bool relax = false);
 
 // Replaces the values of `description` (canonical) by `value`, at the end of
 // the entry, as slapd replaces modifiersName, modifyTimestamp and entryCSN.
