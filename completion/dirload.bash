@@ -3,7 +3,8 @@
 # Completes the commands, each command's options, files and directories for
 # the options that take them, the values of options with a fixed set, and,
 # after -b, the database suffixes of the configuration named with -f (its
-# `suffix` lines) or -F (the olcSuffix of each olcDatabase entry).
+# `suffix` lines) or -F (the olcSuffix of each olcDatabase entry); after
+# compare's --with-suffix, those of --with-config or --with-config-dir.
 #
 # The commands, the options, which options take a value and the fixed sets of
 # values are read from the program's own --help (asked once per shell and
@@ -166,16 +167,33 @@ _dirload() {
     else
       case $prev in
         -l | --ldif | -f | --config | --reject-file | --stats | --schema | --values | \
-          --error-file | --json | --output)
+          --error-file | --json | --output | --with-config | --with-ldif | --changes)
           compopt -o filenames 2>/dev/null || true
           mapfile -t COMPREPLY < <(compgen -f -- "$cur")
           ;;
-        -F | --config-dir | --db | --tmpdir)
+        -F | --config-dir | --db | --tmpdir | --with-config-dir | --with-db)
           compopt -o filenames 2>/dev/null || true
           mapfile -t COMPREPLY < <(compgen -d -- "$cur")
           ;;
         -b | --suffix | --base | -s | --subtree)
           _dirload_dn_reply "$cur" "$word" "${words[@]:1:cword-1}"
+          return 0
+          ;;
+        --with-suffix)
+          # compare's B: the suffixes of the configuration --with-config or
+          # --with-config-dir names, A's options set aside.
+          local -a other=()
+          for i in "${words[@]:1:cword-1}"; do
+            case $i in
+              --with-config) other+=(-f) ;;
+              --with-config=*) other+=("--config=${i#*=}") ;;
+              --with-config-dir) other+=(-F) ;;
+              --with-config-dir=*) other+=("--config-dir=${i#*=}") ;;
+              -f | --config | -F | --config-dir | --config=* | --config-dir=*) other+=(-A) ;;
+              *) other+=("$i") ;;
+            esac
+          done
+          _dirload_dn_reply "$cur" "$word" "${other[@]}"
           return 0
           ;;
       esac

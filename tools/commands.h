@@ -16,6 +16,7 @@ using CommandRunner = std::function<int()>;
 
 CommandRunner RegisterAdd(CLI::App* app);
 CommandRunner RegisterCat(CLI::App* app);
+CommandRunner RegisterCompare(CLI::App* app);
 CommandRunner RegisterIndex(CLI::App* app);
 CommandRunner RegisterModify(CLI::App* app);
 CommandRunner RegisterRecover(CLI::App* app);

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   std::map<std::string, CommandRunner> runners;
   runners["add"] = RegisterAdd(&app);
   runners["cat"] = RegisterCat(&app);
+  runners["compare"] = RegisterCompare(&app);
   runners["index"] = RegisterIndex(&app);
   runners["recover"] = RegisterRecover(&app);
   runners["schema-check"] = RegisterSchemaCheck(&app);

@@ -8,7 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "lib/compare/canonical_entry.h"
 #include "lib/db/database.h"
+#include "lib/db/digest_job.h"
 #include "lib/format/database_report_json.h"
 #include "lib/format/database_report_text.h"
 #include "tools/commands.h"
@@ -21,6 +23,7 @@ namespace {
 struct StatArgs {
   DatabaseArgs db;
   std::string json;  // --json FILE; "-" for stdout (then no text report)
+  bool digest = false;
 };
 
 Status WriteText(const std::string& text, const std::string& path) {
@@ -41,7 +44,29 @@ Status WriteText(const std::string& text, const std::string& path) {
   return Status::Ok();
 }
 
+std::string DigestText(const DatabaseDigest& d) {
+  std::string out = "digest: " + HexDigest(d.digest) + "\n";
+  out += "content: " + HexDigest(d.content) + " (" + std::to_string(d.entries) + " entries)\n";
+  out += "indexes: " + HexDigest(d.indexes) + " (" + std::to_string(d.index_tables) + " tables, " +
+         std::to_string(d.index_keys) + " keys)\n";
+  if (d.context_csn.empty()) out += "contextCSN: (none)\n";
+  for (const std::string& csn : d.context_csn) out += "contextCSN: " + csn + "\n";
+  return out;
+}
+
+int RunDigest(const StatArgs& a) {
+  Result<std::unique_ptr<Database>> db = Database::Open(ToOpenOptions(a.db, Access::kRead));
+  if (!db.ok()) return ReportError(db.status());
+  PrintNotes((*db)->config(), a.db.verbose);
+  Result<DatabaseDigest> d = DigestDatabase(db->get());
+  if (!d.ok()) return ReportError(d.status());
+  db->reset();
+  Status s = WriteText(DigestText(*d), "-");
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
 int RunStat(const StatArgs& a) {
+  if (a.digest) return RunDigest(a);
   Result<std::unique_ptr<Database>> db = Database::Open(ToOpenOptions(a.db, Access::kReport));
   if (!db.ok()) return ReportError(db.status());
   PrintNotes((*db)->config(), a.db.verbose);
@@ -78,6 +103,12 @@ CommandRunner RegisterStat(CLI::App* app) {
                   "also write the report as JSON to FILE; '-' writes only the JSON, to stdout, "
                   "instead of the text report")
       ->option_text("FILE");
+  cmd->add_flag("--digest", a->digest,
+                "print hashes instead of the report: content (the entries, contextCSN with "
+                "them, as normalized values: equal across formats and entry IDs), indexes (the "
+                "index tables as stored) and digest (both), to tell whether replicas hold the "
+                "same directory")
+      ->excludes("--json");
   return [a] { return RunStat(*a); };
 }
 

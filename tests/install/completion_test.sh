@@ -125,6 +125,15 @@ printf 'dn: olcDatabase={1}mdb,cn=config\nolcSuffix: dc=config,dc=test\n' \
   >"$work/slapd.d/cn=config/olcDatabase={1}mdb.ldif"
 expect "$d cat -F $work/slapd.d -b dc=con" "config,dc=test"
 
+# compare's B side: its own files, directories and suffixes.
+expect "$d compare --with-c" --with-config --with-config-dir
+expect "$d compare --with-ldif $work/da" "$work/data.ldif"
+expect "$d compare --with-db $work/d" "$work/dir.d"
+expect "$d compare -F $work/slapd.d --with-config $work/slapd.conf --with-suffix dc=example,dc=o" \
+  "org"
+expect "$d compare -f $work/slapd.conf --with-config-dir $work/slapd.d --with-suffix dc=" \
+  "config,dc=test"
+
 if ((failures)); then
   echo "$failures problems" >&2
   exit 1
