@@ -22,6 +22,16 @@ void PutString(std::string_view s, Sha1* h) {
   h->Update(s);
 }
 
+// 'DN', for messages.
+std::string Quoted(std::string_view dn) {
+  std::string out;
+  out.reserve(dn.size() + 2);
+  out += '\'';
+  out += dn;
+  out += '\'';
+  return out;
+}
+
 }  // namespace
 
 const CanonicalAttribute* CanonicalEntry::Find(std::string_view description) const {
@@ -68,7 +78,7 @@ const EntryCanonicalizer::Description& EntryCanonicalizer::Resolve(std::string_v
 Status EntryCanonicalizer::Finish(std::string_view dn, CanonicalEntry* out) {
   out->dn.assign(dn);
   Status s = NormalizeDn(schema_, dn, &out->ndn);
-  if (!s.ok()) return Status::InvalidArgument("'" + std::string(dn) + "': " + s.message());
+  if (!s.ok()) return Status::InvalidArgument(Quoted(dn) + ": " + s.message());
   // Grouped by canonical description; values keep their stored order.
   std::stable_sort(pairs_.begin(), pairs_.end(), [](const auto& a, const auto& b) {
     return a.first->canonical < b.first->canonical;
@@ -94,7 +104,7 @@ Status EntryCanonicalizer::FromView(const EntryView& entry, const AttributeDicti
   pairs_.clear();
   for (const ValueRef& v : entry.values) {
     if (v.description >= dictionary.size()) {
-      return Status::Corruption("'" + std::string(entry.dn) + "': attribute description id " +
+      return Status::Corruption(Quoted(entry.dn) + ": attribute description id " +
                                 std::to_string(v.description) + " is not in the dictionary");
     }
     const Description& d = Resolve(dictionary.Name(v.description));
