@@ -152,7 +152,7 @@ int RunAdd(AddArgs a) {
   job.no_index = a.no_index;
   job.one_pass = a.one_pass;
   job.verbose = a.db.verbose;
-  job.collect_stats = !a.stats_file.empty();
+  job.collect_stats = !a.stats_file.empty() || a.db.verbose;
   job.notice = PrintNotice;
   job.online = a.online;
   job.online_batch = a.batch;
@@ -185,6 +185,7 @@ int RunAdd(AddArgs a) {
     Status written = WriteStats(load->stats(), a.stats_file);
     if (!written.ok()) return ReportError(written);
   }
+  if (a.db.verbose) PrintCpuSummary(load->stats());
   PrintRepeatedValues(*summary, a.db.verbose);
   for (const std::string& w : summary->warnings) {
     std::fprintf(stderr, "dirload: warning: %s\n", w.c_str());

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace dirload::tools {
 
@@ -45,6 +47,42 @@ void ProgressPrinter::Finish(const ProgressSnapshot&, const std::string& summary
   if (draw_ && last_width_ > 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(last_width_), "");
   last_width_ = 0;
   std::fprintf(stderr, "%s\n", summary.c_str());
+}
+
+namespace {
+
+std::string Fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+}  // namespace
+
+void PrintCpuSummary(const RunStats& stats) {
+  for (const PhaseStats& p : stats.phases) {
+    if (p.stages.empty() && p.threads.empty()) continue;
+    std::string line = p.name + ": " + Fixed(p.wall_seconds) + " s, " + Fixed(p.cpu_seconds) +
+                       " CPU s (" + Fixed(p.wall_seconds > 0 ? p.cpu_seconds / p.wall_seconds : 0) +
+                       " cores)";
+    double counted = 0;
+    for (size_t i = 0; i < p.stages.size(); ++i) {
+      line += (i ? ", " : "; CPU s by stage: ") + p.stages[i].name + " " +
+              Fixed(p.stages[i].cpu_seconds);
+      counted += p.stages[i].cpu_seconds;
+    }
+    // What no stage accounts for: other threads (the engine's), and the
+    // process's own work before and after the stages.
+    if (!p.stages.empty()) line += ", other " + Fixed(std::max(0.0, p.cpu_seconds - counted));
+    for (size_t i = 0; i < p.threads.size(); ++i) {
+      const CpuLedger::Role& r = p.threads[i];
+      line += (i ? ", " : "; threads: ") + r.name + " x" + std::to_string(r.threads) + " " +
+              std::to_string(static_cast<int>(
+                  r.wall_seconds > 0 ? 100 * r.cpu_seconds / r.wall_seconds + 0.5 : 0)) +
+              "% busy";
+    }
+    std::fprintf(stderr, "dirload: %s\n", line.c_str());
+  }
 }
 
 }  // namespace dirload::tools

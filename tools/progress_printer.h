@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lib/util/progress.h"
+#include "lib/util/run_stats.h"
 
 namespace dirload::tools {
 
@@ -24,5 +25,9 @@ class ProgressPrinter final : public ProgressSink {
   bool draw_;
   size_t last_width_ = 0;
 };
+
+// -v: for each phase measured, its wall and CPU time and where the CPU
+// time went (stages and threads, lib/util/cpu_ledger.h), one line each.
+void PrintCpuSummary(const RunStats& stats);
 
 }  // namespace dirload::tools

@@ -325,6 +325,8 @@ Result<LoadSummary> LoadJob::RunPhases() {
   stats_.backend = std::string(BackendName(db.backend));
   stats_.database = db.dir;
   PhaseClock clock;
+  CpuLedger ledger;
+  if (st.options.collect_stats) lo.ledger = &ledger;
   // The loader's memory (its name filter, the line of each entry loaded)
   // goes before phase 2 allocates its own.
   Result<LoadSummary> summary = [&] {
@@ -338,6 +340,8 @@ Result<LoadSummary> LoadJob::RunPhases() {
   p.bytes = summary->input_bytes;
   p.peak_rss_bytes = PeakRssBytes();
   p.counters.push_back({"rejected", static_cast<double>(summary->rejected)});
+  p.stages = ledger.stages();
+  p.threads = ledger.roles();
   target_->AddPhase1Figures(&p);
   stats_.phases.push_back(std::move(p));
   DIRLOAD_RETURN_IF_ERROR(target_->Phase2(&stats_));

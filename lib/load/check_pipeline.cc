@@ -5,15 +5,21 @@
 namespace dirload {
 
 CheckPipeline::CheckPipeline(ldif::Reader* reader, const NewChecker& new_checker, unsigned workers,
-                             size_t batch_records)
-    : reader_(reader), batch_records_(batch_records), own_checker_(new_checker()) {
+                             size_t batch_records, CpuLedger* ledger, StageLap* caller_lap)
+    : reader_(reader),
+      batch_records_(batch_records),
+      ledger_(ledger),
+      caller_lap_(caller_lap),
+      own_checker_(new_checker()) {
   const size_t depth = 2 * static_cast<size_t>(workers) + 2;
   for (size_t i = 0; i < depth; ++i) free_.push_back(std::make_unique<RecordBatch>());
   for (unsigned i = 0; i < workers; ++i) worker_checkers_.push_back(new_checker());
   for (unsigned i = 0; i < workers; ++i) {
     workers_.emplace_back([this, checker = worker_checkers_[i].get()] {
       pthread_setname_np(pthread_self(), "dirload-check");
-      WorkLoop(checker);
+      ThreadTimer timer(ledger_, "check");
+      StageLap lap(ledger_);
+      WorkLoop(checker, &lap);
     });
   }
 }
@@ -40,7 +46,7 @@ RecordBatch* CheckPipeline::Next() {
       batch = std::move(free_.back());
       free_.pop_back();
     }
-    ReadAndCheck(std::move(batch), own_checker_.get());
+    ReadAndCheck(std::move(batch), own_checker_.get(), caller_lap_);
   }
 }
 
@@ -53,7 +59,7 @@ void CheckPipeline::Release() {
   free_cv_.notify_one();
 }
 
-void CheckPipeline::WorkLoop(Checker* checker) {
+void CheckPipeline::WorkLoop(Checker* checker, StageLap* lap) {
   for (;;) {
     std::unique_ptr<RecordBatch> batch;
     {
@@ -66,12 +72,16 @@ void CheckPipeline::WorkLoop(Checker* checker) {
       batch = std::move(free_.back());
       free_.pop_back();
     }
-    ReadAndCheck(std::move(batch), checker);
+    ReadAndCheck(std::move(batch), checker, lap);
   }
 }
 
-void CheckPipeline::ReadAndCheck(std::unique_ptr<RecordBatch> batch, Checker* checker) {
+void CheckPipeline::ReadAndCheck(std::unique_ptr<RecordBatch> batch, Checker* checker,
+                                 StageLap* lap) {
   RecordBatch* b = batch.get();
+  // Reading one batch at a time includes the wait for the reader's lock,
+  // which takes no CPU time.
+  const bool measured = lap != nullptr && lap->active();
   {
     // Batches enter ordered_ in the order they are read.
     std::lock_guard<std::mutex> reading(read_mu_);
@@ -86,7 +96,9 @@ void CheckPipeline::ReadAndCheck(std::unique_ptr<RecordBatch> batch, Checker* ch
   }
   // The others stop waiting for a batch to read.
   if (b->last) free_cv_.notify_all();
+  if (measured) lap->Lap("read");
   for (size_t i = 0; i < b->count; ++i) checker->Check(&b->items[i]);
+  if (measured) lap->Lap("check");
   bool next;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -36,6 +36,7 @@
 #include "ldif/record.h"
 #include "lib/format/entry_sink.h"
 #include "lib/load/entry_checker.h"
+#include "lib/util/cpu_ledger.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -80,8 +81,11 @@ class CheckPipeline {
 
   // `workers` threads beside the calling one, each with a Checker from
   // `new_checker` (called here, on the calling thread, once per thread).
+  // With a ledger, every thread's reading and checking is measured
+  // (stages "read" and "check"; the workers' role "check"), the calling
+  // thread's through `caller_lap`, which it shares with its own work.
   CheckPipeline(ldif::Reader* reader, const NewChecker& new_checker, unsigned workers,
-                size_t batch_records);
+                size_t batch_records, CpuLedger* ledger = nullptr, StageLap* caller_lap = nullptr);
   ~CheckPipeline();
   CheckPipeline(const CheckPipeline&) = delete;
   CheckPipeline& operator=(const CheckPipeline&) = delete;
@@ -96,16 +100,18 @@ class CheckPipeline {
  private:
   // REQUIRES: mu_ held.
   bool FrontChecked() const { return !ordered_.empty() && ordered_.front()->checked; }
-  void WorkLoop(Checker* checker);
+  void WorkLoop(Checker* checker, StageLap* lap);
   // Reads the next batch into `batch` and checks it with `checker`; gives
   // the batch back unread when the input has ended.
-  void ReadAndCheck(std::unique_ptr<RecordBatch> batch, Checker* checker);
+  void ReadAndCheck(std::unique_ptr<RecordBatch> batch, Checker* checker, StageLap* lap);
   // Reads the next batch into `b`; false once the input has ended (another
   // worker read its last batch). REQUIRES: read_mu_ held.
   bool Fill(RecordBatch* b);
 
   ldif::Reader* reader_;
   size_t batch_records_;
+  CpuLedger* ledger_;
+  StageLap* caller_lap_;
   std::mutex read_mu_;  // one worker reads at a time
   std::mutex mu_;
   // One per kind of waiter, each woken alone: with one for all, every

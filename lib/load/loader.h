@@ -114,6 +114,11 @@ struct LoadOptions {
   // merged into the selected database's contextCSN (slapadd -w writes one
   // contextCSN, the glued tree's, on the superior's suffix entry).
   std::vector<std::string> other_csns;
+  // --stats: where the CPU time goes (stages "read", "check", "names" for
+  // the checks against earlier records, IDs and operational values, "store"
+  // for the sink's encoding and writing, "finish"; roles "writer" and
+  // "check"). May be null.
+  CpuLedger* ledger = nullptr;
 };
 
 struct LoadSummary {
@@ -239,6 +244,9 @@ class Loader {
   void ReportProgress(uint64_t input_offset, uint64_t input_size, uint64_t parsed, bool final);
 
   LoadOptions options_;
+  // With a ledger: the writing thread's time in the sink, for the share of
+  // "store" in each batch.
+  double sink_seconds_ = 0;
   EntrySink* sink_;
   const EntryChecker* checker_;
   RejectSink* rejects_;

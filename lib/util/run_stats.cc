@@ -78,6 +78,26 @@ std::string RunStats::ToJson() const {
         ", \"mb_per_second\": " + JsonNumber(p.wall_seconds > 0 ? mb / p.wall_seconds : 0) +
         ", \"peak_rss_bytes\": " + JsonNumber(static_cast<double>(p.peak_rss_bytes));
     Counters(p.counters, &out);
+    if (!p.stages.empty()) {
+      out += ", \"stages\": [";
+      for (size_t k = 0; k < p.stages.size(); ++k) {
+        out += std::string(k ? ", " : "") + "{\"name\": " + JsonString(p.stages[k].name) +
+               ", \"cpu_seconds\": " + JsonNumber(p.stages[k].cpu_seconds) + "}";
+      }
+      out += "]";
+    }
+    if (!p.threads.empty()) {
+      out += ", \"threads\": [";
+      for (size_t k = 0; k < p.threads.size(); ++k) {
+        const CpuLedger::Role& r = p.threads[k];
+        out += std::string(k ? ", " : "") + "{\"role\": " + JsonString(r.name) +
+               ", \"threads\": " + JsonNumber(r.threads) +
+               ", \"cpu_seconds\": " + JsonNumber(r.cpu_seconds) +
+               ", \"wall_seconds\": " + JsonNumber(r.wall_seconds) + ", \"busy\": " +
+               JsonNumber(r.wall_seconds > 0 ? r.cpu_seconds / r.wall_seconds : 0) + "}";
+      }
+      out += "]";
+    }
     out += "}";
   }
   out += "], \"settings\": {";

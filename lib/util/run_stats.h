@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "lib/util/cpu_ledger.h"
+
 namespace dirload {
 
 // Wall and CPU time since construction.
@@ -37,6 +39,10 @@ struct PhaseStats {
   uint64_t peak_rss_bytes = 0;
   // Engine and cache figures, free-form: ("cache.hits", 123), ...
   std::vector<std::pair<std::string, double>> counters;
+  // Where the CPU time went (cpu_ledger.h): by stage, and by thread role
+  // with how busy its threads were. Empty when not measured.
+  std::vector<CpuLedger::Stage> stages;
+  std::vector<CpuLedger::Role> threads;
 };
 
 // A phase named `name` whose wall and CPU time are those of `clock` now.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,32 @@ TEST_CASE("round trip: generated LDIF -> dirload add -> dirload cat gives the sa
     CHECK_MESSAGE(testing::ParseJson(stats_text, &json, &error), error << "\n" << stats_text);
     CHECK(json.is_object());
     CHECK_MESSAGE(stats_text.find("3000") != std::string::npos, stats_text);
+    // Phase 1's CPU time by stage and by thread: every stage measured, and
+    // together no more than the process spent.
+    const testing::JsonValue* phases = json.Find("phases");
+    REQUIRE(phases != nullptr);
+    REQUIRE(phases->is_array());
+    REQUIRE(!phases->array().empty());
+    const testing::JsonValue& load = phases->array()[0];
+    const testing::JsonValue* cpu = load.Find("cpu_seconds");
+    const testing::JsonValue* stages = load.Find("stages");
+    REQUIRE(cpu != nullptr);
+    REQUIRE(stages != nullptr);
+    double counted = 0;
+    std::set<std::string> names;
+    for (const testing::JsonValue& s : stages->array()) {
+      names.insert(s.Find("name")->string());
+      CHECK(s.Find("cpu_seconds")->number() >= 0);
+      counted += s.Find("cpu_seconds")->number();
+    }
+    CHECK(names == std::set<std::string>{"read", "check", "names", "store", "finish"});
+    CHECK(counted > 0);
+    CHECK(counted <= cpu->number() * 1.05 + 0.02);
+    const testing::JsonValue* threads = load.Find("threads");
+    REQUIRE(threads != nullptr);
+    std::set<std::string> roles;
+    for (const testing::JsonValue& r : threads->array()) roles.insert(r.Find("role")->string());
+    CHECK(roles.contains("writer"));
 
     // Standard output carries the same bytes as -l.
     RunResult to_stdout = db.Cat();
