@@ -24,7 +24,8 @@ uint32_t HexWord(std::string_view hex, size_t byte) {
 
 // The length of an id2e value before its padding: a 16-byte header, per
 // attribute its number, its value count (high bit: normalized copies
-// follow) and one length per value, then each value with a NUL.
+// follow) and one length per value (none when the number has the multival
+// bit: the values are in id2v), then each value with a NUL.
 size_t UnpaddedId2eBytes(std::string_view hex) {
   const size_t bytes = hex.size() / 2;
   if (bytes < 16) return bytes;
@@ -32,8 +33,11 @@ size_t UnpaddedId2eBytes(std::string_view hex) {
   size_t pos = 16, data = 0;
   for (uint32_t a = 0; a < nattrs; ++a) {
     if (pos + 8 > bytes) return bytes;
+    const uint32_t adx = HexWord(hex, pos);
     const uint32_t numvals = HexWord(hex, pos + 4);
     pos += 8;
+    // A multival record's values are in id2v: no lengths here.
+    if (adx & 0x40000000) continue;
     size_t lengths = numvals & 0x7fffffff;
     if (numvals & 0x80000000) lengths *= 2;
     for (size_t v = 0; v < lengths; ++v) {

@@ -97,6 +97,9 @@ struct MdbAttributeView {
   uint32_t adx = 0;
   bool sorted = false;
   bool multival = false;
+  // A multival record whose id2v values ResolveMdbMultival (mdb_id2v.h)
+  // appended to MdbEntryView::values.
+  bool resolved = false;
   bool has_normalized = false;
   uint32_t count = 0;  // values (for multival: in id2v)
   uint32_t first = 0;  // index in MdbEntryView::values of the first value
@@ -108,11 +111,11 @@ struct MdbEntryView {
   std::vector<std::string_view> values;
 
   std::span<const std::string_view> Values(const MdbAttributeView& a) const {
-    return {values.data() + a.first, a.multival ? 0 : a.count};
+    return {values.data() + a.first, a.multival && !a.resolved ? 0 : a.count};
   }
   // The normalized copies, or the values when the record has none.
   std::span<const std::string_view> Normalized(const MdbAttributeView& a) const {
-    if (a.multival || !a.has_normalized) return Values(a);
+    if ((a.multival && !a.resolved) || !a.has_normalized) return Values(a);
     return {values.data() + a.first + a.count, a.count};
   }
 };

@@ -141,7 +141,8 @@ Result<EntryEditor::Entry> MdbEntryEditor::Read(EntryId id) {
     }
     if (a.multival) {
       return Status::Unsupported(env_->path() + ": id2e: the values of '" + ad2i_.names()[a.adx] +
-                                 "' are kept in id2v (multival), which dirload does not read");
+                                 "' are kept in id2v (multival), which dirload modify does "
+                                 "not change: modify it through slapd");
     }
     const std::string& description = ad2i_.names()[a.adx];
     const bool stores = StoresNormalized(a.adx);

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "lib/format/mdb/mdb_dn_node.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/store/lmdb_error.h"
 #include "lib/store/lmdb_file_check.h"
 #include "lib/util/damage_signal.h"
@@ -31,6 +32,27 @@ extern "C" int IdCompare(const MDB_val* a, const MDB_val* b) {
   return x < y ? -1 : x > y;
 }
 
+// id2v's order: the entry ID (native unsigned 64-bit), then the 2-byte
+// ad2i number (back-mdb's mdb_id2v_compare).
+extern "C" int Id2vKeyCompare(const MDB_val* a, const MDB_val* b) {
+  if (int c = IdCompare(a, b); c != 0) return c;
+  uint16_t x = 0, y = 0;
+  if (a->mv_size >= 10) std::memcpy(&x, static_cast<const char*>(a->mv_data) + 8, 2);
+  if (b->mv_size >= 10) std::memcpy(&y, static_cast<const char*>(b->mv_data) + 8, 2);
+  return static_cast<int>(x) - static_cast<int>(y);
+}
+
+thread_local MdbValueOrder id2v_order = MdbValueOrder::kOctet;
+
+// id2v's duplicate order (back-mdb's mdb_id2v_dupsort): the attribute's
+// equality order on the normalized copies that lead both stored values.
+extern "C" int Id2vDupCompare(const MDB_val* a, const MDB_val* b) {
+  auto ordered = [](const MDB_val* v) {
+    return MdbId2vOrderedPart(std::string_view(static_cast<const char*>(v->mv_data), v->mv_size));
+  };
+  return MdbCompareValues(id2v_order, ordered(a), ordered(b));
+}
+
 MDB_val Val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
 std::string_view View(const MDB_val& v) {
   return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
@@ -42,6 +64,11 @@ bool IsMainTable(std::string_view name) {
 }
 
 }  // namespace
+
+MdbId2vOrderScope::MdbId2vOrderScope(MdbValueOrder order) : saved_(id2v_order) {
+  id2v_order = order;
+}
+MdbId2vOrderScope::~MdbId2vOrderScope() { id2v_order = saved_; }
 
 Status MdbEnv::EngineError(int rc, std::string_view op) const {
   rc = LmdbCauseOf(rc, path_);
@@ -121,6 +148,10 @@ Status MdbEnv::OpenDbs(const MdbEnvOptions& options) {
   if (rc != 0) return fail(rc, "mdb_set_compare(id2e)");
   rc = mdb_set_dupsort(txn, dn2i_.dbi, MdbDn2iDupCompare);
   if (rc != 0) return fail(rc, "mdb_set_dupsort(dn2i)");
+  rc = mdb_set_compare(txn, id2v_.dbi, Id2vKeyCompare);
+  if (rc != 0) return fail(rc, "mdb_set_compare(id2v)");
+  rc = mdb_set_dupsort(txn, id2v_.dbi, Id2vDupCompare);
+  if (rc != 0) return fail(rc, "mdb_set_dupsort(id2v)");
 
   std::vector<std::string> names;
   if (read_only_) {
@@ -636,6 +667,22 @@ Status MdbTxn::PutMultiple(MdbDb db, std::string_view key, std::string_view data
                             std::to_string(data.size() / size) + " items");
   }
   return Status::Ok();
+}
+
+Result<size_t> MdbTxn::ReadDups(MdbDb db, std::string_view key, size_t limit,
+                                std::vector<std::string_view>* out) {
+  DIRLOAD_ASSIGN_OR_RETURN(void* cursor, CursorOn(db));
+  auto* c = static_cast<MDB_cursor*>(cursor);
+  MDB_val k = Val(key), v;
+  size_t n = 0;
+  int rc = 0;
+  for (; n < limit; ++n) {
+    rc = mdb_cursor_get(c, &k, &v, n == 0 ? MDB_SET : MDB_NEXT_DUP);
+    if (rc != 0) break;
+    out->push_back(View(v));
+  }
+  if (rc != 0 && rc != MDB_NOTFOUND) return env_->EngineError(rc, "mdb_cursor_get(dups)");
+  return n;
 }
 
 Status MdbTxn::ForEachDup(MdbDb db, std::string_view key,

@@ -8,9 +8,10 @@
 //   ad2i  INTEGERKEY                              uint32 -> description text
 //   dn2i  INTEGERKEY | DUPSORT, dn2i dup compare  ID -> diskNode (mdb_dn_node.h)
 //   id2e  INTEGERKEY, ID compare                  ID -> entry (mdb_entry_codec.h)
-//   id2v  DUPSORT                                 multival values: opened so that
-//         a database holding them is recognised (and refused by name); dirload
-//         writes none
+//   id2v  DUPSORT, id2v key and dup compare       (ID, ad2i number) -> values of a
+//         `multival` attribute (mdb_id2v.h); the dup order depends on the
+//         attribute, which LMDB's comparator is not told: writers name it
+//         with an MdbId2vOrderScope around their puts
 //   one per index, named by the type's canonical name:
 //         DUPSORT | DUPFIXED | INTEGERDUP         key -> 8-byte IDs
 // maxdbs is 128 as in slapd. Engine errors come back as Status with origin
@@ -30,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/format/mdb/mdb_value_order.h"
 #include "lib/store/background_flush.h"
 #include "lib/util/status.h"
 
@@ -85,6 +87,21 @@ struct MdbDbStat {
 
 class MdbEnv;
 class MdbKeyCursor;
+
+// The order of the id2v duplicates that puts on this thread compare while
+// it lives: slapd orders each key's values by its attribute's equality rule
+// (mdb_value_order.h), and LMDB hands its comparator the two values alone.
+// Scopes nest; outside any, id2v compares as MdbValueOrder::kOctet.
+class MdbId2vOrderScope {
+ public:
+  explicit MdbId2vOrderScope(MdbValueOrder order);
+  ~MdbId2vOrderScope();
+  MdbId2vOrderScope(const MdbId2vOrderScope&) = delete;
+  MdbId2vOrderScope& operator=(const MdbId2vOrderScope&) = delete;
+
+ private:
+  MdbValueOrder saved_;
+};
 
 // A transaction. Move-only; aborts in its destructor unless committed.
 class MdbTxn {
@@ -151,6 +168,10 @@ class MdbTxn {
   Status DeleteKey(MdbDb db, std::string_view key);
   // Removes the one duplicate `value` of `key`; NotFound when absent.
   Status DeleteDup(MdbDb db, std::string_view key, std::string_view value);
+  // Dup tables: appends to *out up to `limit` duplicates of `key` in
+  // duplicate order (views valid as Get's) and returns how many it found.
+  Result<size_t> ReadDups(MdbDb db, std::string_view key, size_t limit,
+                          std::vector<std::string_view>* out);
   // Dup tables: calls `fn` for each duplicate of `key` in duplicate order
   // (none when the key is absent); stops at and returns the first non-OK
   // status `fn` returns.

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/idl/idl_cache.h"
@@ -359,11 +360,6 @@ Status UnknownAdx(const MdbEnv& env, uint64_t id, uint32_t adx) {
       .WithOrigin(ErrorOrigin::kDatabase);
 }
 
-Status Multival(const MdbEnv& env) {
-  return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
-      .WithOrigin(ErrorOrigin::kDatabase);
-}
-
 // The cache method: one scan of id2e, inside the write transaction, adds
 // each entry's keys to the ID lists held in an IdlCache; a list leaving the
 // cache (evicted, or at the end in key order) is merged into its key: its
@@ -416,11 +412,12 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
         env.id2e(), MdbIdBytes(next), [&](std::string_view k, std::string_view v) -> Result<bool> {
           const uint64_t id = MdbDecodeId(k);
           DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
+          // The values are used before this entry's first index put.
+          DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(*txn, env.id2v(), id, &e, env.path()));
           keys.clear();
           tables.clear();
           for (const MdbAttributeView& a : e.attributes) {
             if (a.adx >= routes.size() || !routes[a.adx]) return UnknownAdx(env, id, a.adx);
-            if (a.multival) return Multival(env);
             for (size_t ti : *routes[a.adx]) {
               targets[ti].indexer->AddKeys(e.Normalized(a), &keys);
               tables.resize(keys.size(), static_cast<uint32_t>(ti));
@@ -644,14 +641,14 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     MdbEntryView e;
     MdbKeyList keys;
     size_t skipped = 0;  // options.skip before the entry
-    auto index_entry = [&](uint64_t id, std::string_view v) -> Status {
+    auto index_entry = [&](MdbTxn& txn, uint64_t id, std::string_view v) -> Status {
       while (skipped < options.skip.size() && options.skip[skipped] < id) ++skipped;
       if (skipped < options.skip.size() && options.skip[skipped] == id) return Status::Ok();
       DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
+      DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(txn, env.id2v(), id, &e, env.path()));
       if (++g.entries == kEstimateAfter) reserve(g, id);
       for (const MdbAttributeView& a : e.attributes) {
         if (a.adx >= g.routes.size() || !g.routes[a.adx]) return UnknownAdx(env, id, a.adx);
-        if (a.multival) return Multival(env);
         std::span<const std::string_view> vals = e.Normalized(a);
         for (size_t ti : *g.routes[a.adx]) {
           Target& t = targets[ti];
@@ -684,11 +681,11 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
       auto [first_id, first] = ring[head];
       ring[head] = {id, v};
       head = (head + 1) % kScanAhead;
-      return index_entry(first_id, first);
+      return index_entry(txn, first_id, first);
     }));
     // The read transaction is still open: the views are valid.
     for (; held > 0; --held, head = (head + 1) % kScanAhead) {
-      DIRLOAD_RETURN_IF_ERROR(index_entry(ring[head].first, ring[head].second));
+      DIRLOAD_RETURN_IF_ERROR(index_entry(txn, ring[head].first, ring[head].second));
     }
     txn.Abort();
     if (!g.runs.empty()) return spill(g);

@@ -7,6 +7,7 @@
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_env.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/schema/schema.h"
@@ -41,6 +42,7 @@ Status RebuildOne(MdbEnv& env, MdbTxn& txn, const Schema& schema, const IndexSpe
   DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
     const uint64_t id = MdbDecodeId(k);
     DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &view, MdbEntryChecks::kBounds));
+    DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(txn, env.id2v(), id, &view, env.path()));
     keys.clear();
     for (const MdbAttributeView& a : view.attributes) {
       if (a.adx >= routed.size()) {
@@ -50,10 +52,6 @@ Status RebuildOne(MdbEnv& env, MdbTxn& txn, const Schema& schema, const IndexSpe
             .WithOrigin(ErrorOrigin::kDatabase);
       }
       if (!routed[a.adx]) continue;
-      if (a.multival) {
-        return Status::Unsupported(env.path() + ": multival (id2v) attributes are not supported")
-            .WithOrigin(ErrorOrigin::kDatabase);
-      }
       maker.AddKeys(view.Normalized(a), &keys);
     }
     for (size_t i = 0; i < keys.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "lib/format/mdb/mdb_dn_node.h"
+#include "lib/format/mdb/mdb_id2v.h"
 
 namespace dirload::mdb {
 namespace {
@@ -131,10 +132,11 @@ Status MdbReader::ParentNames(MdbTxn* txn, uint64_t id, const Names** out) {
   return Status::Ok();
 }
 
-Status MdbReader::FillValues(uint64_t id, std::string_view value, MdbReadEntry* out) {
+Status MdbReader::FillValues(MdbTxn* txn, uint64_t id, std::string_view value, MdbReadEntry* out) {
   out->id = id;
   Status decoded = DecodeMdbEntryView(value, &out->stored, checks_);
   if (!decoded.ok()) return decoded.WithPrefix(path() + ": id2e: " + IdText(id) + ": ");
+  DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(*txn, env_->id2v(), id, &out->stored, path()));
   out->dn.clear();
   out->ndn.clear();
   out->view.dn = {};
@@ -146,11 +148,6 @@ Status MdbReader::FillValues(uint64_t id, std::string_view value, MdbReadEntry* 
     if (a.adx == 0 || a.adx >= dictionary_.size()) {
       return Status::Corruption(path() + ": id2e: " + IdText(id) + ": attribute number " +
                                 std::to_string(a.adx) + " is not in ad2i");
-    }
-    if (a.multival) {
-      return Status::Unsupported(path() + ": id2e: " + IdText(id) + ": the values of '" +
-                                 std::string(dictionary_.Name(a.adx)) +
-                                 "' are kept in id2v (multival), which dirload does not read");
     }
     for (std::string_view v : out->stored.Values(a)) out->view.values.push_back({a.adx, v});
     if (!any_normalized) continue;
@@ -184,7 +181,7 @@ Status MdbReader::ForEach(const std::function<Status(const MdbReadEntry&)>& fn,
                                 " bytes, not an 8-byte ID");
     }
     if (value.empty()) return Status::Ok();  // a placeholder (see the header)
-    DIRLOAD_RETURN_IF_ERROR(FillValues(MdbDecodeId(key), value, &entry));
+    DIRLOAD_RETURN_IF_ERROR(FillValues(&txn, MdbDecodeId(key), value, &entry));
     if (wanted) {
       DIRLOAD_ASSIGN_OR_RETURN(bool keep, wanted(entry));
       if (!keep) return Status::Ok();
@@ -208,7 +205,7 @@ Status MdbReader::Get(uint64_t id, MdbReadEntry* out) {
                             " is an empty placeholder for a missing ancestor, not an entry");
   }
   out->bytes.assign(*value);
-  DIRLOAD_RETURN_IF_ERROR(FillValues(id, out->bytes, out));
+  DIRLOAD_RETURN_IF_ERROR(FillValues(&txn, id, out->bytes, out));
   return FillDn(&txn, out);
 }
 

@@ -14,8 +14,8 @@
 // reader's AttributeDictionary gives each the id equal to its ad2i number
 // (id 0 is an unused empty placeholder), so ValueRef::description is the
 // ad2i number and lib/search's evaluation works on the entries unchanged.
-// Values kept in id2v (back-mdb's `multival` option) are not read: such an
-// entry is an Unsupported error.
+// Values kept in id2v (back-mdb's `multival` option) are read from there
+// (mdb_id2v.h), in id2v's order, as slapd reads them.
 //
 // Placeholders: when slapadd meets an entry whose ancestors are missing, it
 // gives each missing ancestor an ID, a dn2i node and an empty id2e value.
@@ -88,7 +88,7 @@ class MdbReader {
   Status LoadDescriptions(MdbTxn* txn);
   // Decodes `value` (id2e's bytes for `id`, which must outlive *out's use)
   // into *out, DN left empty; FillDn then rebuilds the DN.
-  Status FillValues(uint64_t id, std::string_view value, MdbReadEntry* out);
+  Status FillValues(MdbTxn* txn, uint64_t id, std::string_view value, MdbReadEntry* out);
   Status FillDn(MdbTxn* txn, MdbReadEntry* out);
   // The DN and normalized DN of `id` (REQUIRES: id != 0), from the cache or
   // by walking up dn2i; the walk's parents are cached.

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/format/mdb/mdb_index_compare.h"
 #include "lib/format/mdb/mdb_key_maker.h"
 #include "lib/format/mdb/mdb_tree_check.h"
@@ -88,10 +89,13 @@ Status CheckEntries(MdbReader* reader, VerifyReport* report, EntryScan* scan) {
         bad(id, "attribute number " + std::to_string(a.adx) + " is not in ad2i");
         return Status::Ok();
       }
-      if (a.multival) {
-        bad(id, "values kept in id2v (multival), which dirload does not read");
-        return Status::Ok();
-      }
+    }
+    // The values kept in id2v (multival) must all be there and decode.
+    st = ResolveMdbMultival(txn, env.id2v(), id, &e, env.path());
+    if (!st.ok()) {
+      if (st.code() != StatusCode::kCorruption) return st;
+      bad(id, st.message());
+      return Status::Ok();
     }
     scan->exists[id] = true;
     return Status::Ok();
