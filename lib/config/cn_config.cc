@@ -226,6 +226,10 @@ Result<uint32_t> ParseCount(const ConfigEntry& e, const ConfigValue& v) {
 }
 
 Status ReadGlobal(const ConfigEntry& e, SlapdConfig* cfg) {
+  for (const ConfigValue* v : e.All("olcsortvals")) {
+    std::istringstream words(v->value);
+    for (std::string w; words >> w;) cfg->sortvals.push_back(w);
+  }
   IndexTuning& t = cfg->index_tuning;
   if (const ConfigValue* v = e.First("olcindexhash64")) {
     DIRLOAD_ASSIGN_OR_RETURN(t.hash64, ParseBoolean(e, *v));
@@ -307,6 +311,15 @@ Result<SlapdDatabase> ReadDatabase(const ConfigEntry& e) {
   }
   for (const ConfigValue* v : e.All("olcdbindex")) {
     db.index_lines.push_back({v->value, v->line, e.file});
+  }
+  for (const ConfigValue* v : e.All("olcdbmultival")) {
+    std::istringstream words(v->value);
+    std::string attrs, thresholds;
+    words >> attrs >> thresholds;
+    Result<MultivalLine> m = ParseMultivalLine(attrs, thresholds);
+    if (!m.ok()) return ConfigError(e.Where(*v) + ": olcDbMultival: " + m.status().message());
+    m->where = e.Where(*v);
+    db.multival.push_back(std::move(*m));
   }
   if (const ConfigValue* v = e.First("olcrootdn")) db.rootdn = v->value;
   for (auto& [text, v] : Ordered(e.All("olcsyncrepl"))) {
@@ -446,11 +459,11 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
 
   DIRLOAD_ASSIGN_OR_RETURN(ConfigEntry global, tree.Entry(global_file));
   DIRLOAD_RETURN_IF_ERROR(ReadGlobal(global, &cfg));
-  NoteIgnored(
-      global,
-      {"olcindexhash64", "olcindexsubstrifminlen", "olcindexsubstrifmaxlen", "olcindexsubstranylen",
-       "olcindexsubstranystep", "olcindexintlen", "olcattributeoptions", "olcserverid"},
-      &cfg);
+  NoteIgnored(global,
+              {"olcindexhash64", "olcindexsubstrifminlen", "olcindexsubstrifmaxlen",
+               "olcindexsubstranylen", "olcindexsubstranystep", "olcindexintlen",
+               "olcattributeoptions", "olcserverid", "olcsortvals"},
+              &cfg);
 
   const std::string builtin_schema = config_dir + "/cn=schema.ldif";
   if (tree.HasFile(builtin_schema)) {
@@ -485,7 +498,7 @@ Result<SlapdConfig> Parse(const CnConfigTree& t) {
     NoteIgnored(e,
                 {"olcdatabase", "olcsuffix", "olcdbdirectory", "olcdbindex", "olcrootdn",
                  "olclastmod", "olcdbmaxsize", "olcdbenvflags", "olcdbconfig", "olcsyncrepl",
-                 "olcmultiprovider", "olcmirrormode", "olcsubordinate"},
+                 "olcmultiprovider", "olcmirrormode", "olcsubordinate", "olcdbmultival"},
                 &cfg);
     if (cfg.FindDatabase(db.number) != nullptr) {
       return ConfigError(tree.Name(f) + ": a second database numbered " +

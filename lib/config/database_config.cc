@@ -186,6 +186,8 @@ Result<ResolvedDatabase> ResolveDatabase(const DatabaseOptions& a, bool creating
     db.replication.consumers = s.consumers;
     db.envflags = s.envflags;
     db.index_tuning = cfg->index_tuning;
+    db.sortvals = cfg->sortvals;
+    db.multival = s.multival;
     db.attribute_options = cfg->attribute_options;
     db.index_lines = s.index_lines;
     db.notes = cfg->notes;

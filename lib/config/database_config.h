@@ -80,6 +80,8 @@ struct ResolvedDatabase {
   ReplicationSetup replication;
   std::vector<std::string> envflags;
   IndexTuning index_tuning;
+  std::vector<std::string> sortvals;         // the configuration's sortvals types
+  std::vector<MultivalLine> multival;        // this database's multival lines
   AttributeOptions attribute_options;        // the configuration's; lang- tags without one
   std::vector<ConfigIndexLine> index_lines;  // the configuration's, then --index
   std::vector<std::string> notes;            // what the configuration said that dirload ignores

@@ -156,6 +156,32 @@ Result<uint32_t> ParseIdlExponent(std::string_view text) {
   return n;
 }
 
+Result<MultivalLine> ParseMultivalLine(std::string_view attrs, std::string_view thresholds) {
+  MultivalLine out;
+  auto bad = [](std::string m) {
+    return Status::InvalidArgument(std::move(m)).WithOrigin(ErrorOrigin::kConfiguration);
+  };
+  size_t start = 0;
+  while (start <= attrs.size()) {
+    size_t comma = attrs.find(',', start);
+    if (comma == std::string_view::npos) comma = attrs.size();
+    if (comma > start) out.attributes.emplace_back(attrs.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (out.attributes.empty()) return bad("no attributes specified");
+  const size_t comma = thresholds.find(',');
+  auto number = [](std::string_view t, uint32_t* n) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *n);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  if (comma == std::string_view::npos || !number(thresholds.substr(0, comma), &out.hi) ||
+      !number(thresholds.substr(comma + 1), &out.lo) || out.lo > out.hi) {
+    return bad("invalid hi/lo thresholds '" + std::string(thresholds) +
+               "' (HI,LO with LO no greater than HI)");
+  }
+  return out;
+}
+
 std::string PathAsSlapdOpensIt(const std::string& written) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(written, ec);
@@ -271,6 +297,10 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
       Result<uint32_t> v = ParseIdlExponent(w[1]);
       if (!v.ok()) return v.status().WithPrefix(where + "idlexp: ");
       cfg.index_tuning.idl_exponent = *v;
+    } else if (key == "sortvals") {
+      // Global in slapd, wherever it stands.
+      DIRLOAD_RETURN_IF_ERROR(need(1));
+      for (size_t i = 1; i < w.size(); ++i) cfg.sortvals.push_back(w[i]);
     } else if (key == "index_hash64") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       Result<bool> v = ParseOnOff(w[1]);
@@ -319,6 +349,12 @@ Result<SlapdConfig> ParseText(const std::string& text, const std::string& path) 
     } else if (key == "directory") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->directory = PathAsSlapdOpensIt(w[1]);
+    } else if (key == "multival") {
+      DIRLOAD_RETURN_IF_ERROR(need(2));
+      Result<MultivalLine> m = ParseMultivalLine(w[1], w[2]);
+      if (!m.ok()) return m.status().WithPrefix(where + "multival: ");
+      m->where = path + ":" + std::to_string(line_start);
+      db->multival.push_back(std::move(*m));
     } else if (key == "index") {
       DIRLOAD_RETURN_IF_ERROR(need(1));
       db->index_lines.push_back({Join(w, 1), line_start, path});

@@ -55,6 +55,19 @@ struct ConfigIndexLine {
   std::string Where() const;
 };
 
+// back-mdb's `multival ATTRS HI,LO` line or olcDbMultival value: records of
+// these descriptions with more than `hi` values keep them in id2v.
+struct MultivalLine {
+  std::vector<std::string> attributes;  // as written; "default": every other one
+  uint32_t hi = 0;
+  uint32_t lo = 0;    // slapd's modifications move values back below it
+  std::string where;  // "slapd.conf:12", for messages
+};
+
+// `attrs` ("member,uniqueMember") and `thresholds` ("100,10") as back-mdb
+// reads them: lo may not exceed hi.
+Result<MultivalLine> ParseMultivalLine(std::string_view attrs, std::string_view thresholds);
+
 struct SlapdDatabase {
   int number = 0;                     // as slapadd -n counts (see above)
   std::string type;                   // lower case; "hdb" reads as "bdb"
@@ -75,6 +88,7 @@ struct SlapdDatabase {
   // `subordinate [advertise]` / olcSubordinate TRUE or advertise: glued to
   // the database after it whose suffix holds its own (glue.h).
   bool subordinate = false;
+  std::vector<MultivalLine> multival;  // mdb `multival` lines / olcDbMultival values
 
   // mdb, or bdb (hdb): what dirload loads.
   bool supported() const { return type == "mdb" || type == "bdb"; }
@@ -94,6 +108,9 @@ struct SlapdConfig {
   std::vector<std::string> modules;  // moduleload names, without path or suffix
   std::vector<ServerId> server_ids;  // `serverID` lines / olcServerID values, in order
   IndexTuning index_tuning;
+  // `sortvals` / olcSortVals: attribute types (as written) whose values slapd
+  // keeps sorted; global, wherever the line stands.
+  std::vector<std::string> sortvals;
   // `attributeoptions` lines / olcAttributeOptions values, all applied to one
   // set (a line inside a database section is still global, as in slapd);
   // slapd's default (lang- tags) without any.

@@ -25,6 +25,15 @@ Result<DatabaseFormat> ChooseLoadFormat(const std::string& dir, std::string_view
   return config_database_type == "mdb" ? DatabaseFormat::kMdb : DatabaseFormat::kNative;
 }
 
+mdb::MdbValueRules MdbValueRulesFor(const ResolvedDatabase& db) {
+  mdb::MdbValueRules rules;
+  rules.sorted_types = db.sortvals;
+  for (const MultivalLine& line : db.multival) {
+    for (const std::string& a : line.attributes) rules.multival.push_back({a, line.hi, line.lo});
+  }
+  return rules;
+}
+
 mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run) {
   mdb::MdbIndexOptions o;
   o.keys = MdbKeyOptionsFrom(db.index_tuning);
@@ -49,6 +58,7 @@ MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
     mo.writer.index_names.emplace_back(spec.name());
     mo.index_lines.push_back(IndexConfig::CanonicalLine(spec));
   }
+  mo.writer.values = MdbValueRulesFor(db);
   mo.index = MdbIndexOptionsFor(db, run);
   return mo;
 }

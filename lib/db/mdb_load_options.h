@@ -47,6 +47,10 @@ inline mdb::MdbKeyOptions MdbKeyOptionsFrom(const IndexTuning& t) {
 MdbStagedLoadOptions MdbStagedLoadOptionsFor(const ResolvedDatabase& db,
                                              const std::vector<IndexSpec>& specs,
                                              const IndexRunOptions& run);
+// The configuration's sortvals and this database's multival lines, as the
+// back-mdb writer applies them.
+mdb::MdbValueRules MdbValueRulesFor(const ResolvedDatabase& db);
+
 // The index options of `run` on slapd's format (also `dirload index`).
 mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexRunOptions& run);
 

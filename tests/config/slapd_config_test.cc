@@ -331,5 +331,36 @@ TEST_CASE("byte sizes take K, M, G and T suffixes") {
   CHECK_FALSE(ParseByteSize("-1M").ok());
 }
 
+TEST_CASE("slapd.conf: sortvals anywhere, multival per mdb database, thresholds checked") {
+  Result<SlapdConfig> c = ParseSlapdConfig(
+      "sortvals member cn\n"
+      "database mdb\n"
+      "suffix dc=example,dc=com\n"
+      "multival member,uniqueMember 100,10\n"
+      "multival default 5000,20\n"
+      "sortvals description\n",
+      "/etc/dl/slapd.conf");
+  REQUIRE_MESSAGE(c.ok(), c.status().ToString());
+  CHECK(c->sortvals == std::vector<std::string>{"member", "cn", "description"});
+  const SlapdDatabase* db = c->FindDatabase(1);
+  REQUIRE(db != nullptr);
+  REQUIRE(db->multival.size() == 2);
+  CHECK(db->multival[0].attributes == std::vector<std::string>{"member", "uniqueMember"});
+  CHECK(db->multival[0].hi == 100);
+  CHECK(db->multival[0].lo == 10);
+  CHECK(db->multival[0].where == "/etc/dl/slapd.conf:4");
+  CHECK(db->multival[1].attributes == std::vector<std::string>{"default"});
+  CHECK(db->multival[1].hi == 5000);
+
+  for (const char* bad : {"10,100", "100", "100,", "x,1", "100,10,1"}) {
+    CAPTURE(bad);
+    Result<SlapdConfig> r = ParseSlapdConfig(
+        std::string("database mdb\nsuffix dc=x\nmultival member ") + bad + "\n", "s.conf");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message().find("s.conf:3") != std::string::npos);
+    CHECK(r.status().message().find("multival") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace dirload

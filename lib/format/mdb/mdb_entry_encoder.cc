@@ -1,17 +1,119 @@
 #include "lib/format/mdb/mdb_entry_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/schema/schema.h"
+#include "lib/util/ascii.h"
 
 namespace dirload::mdb {
 namespace {
 
 constexpr std::string_view kObjectClassOid = "2.5.4.0";
 
+Status ConfigError(std::string message) {
+  return Status::InvalidArgument(std::move(message)).WithOrigin(ErrorOrigin::kConfiguration);
+}
+
+bool IsXOrdered(const AttributeType& type) {
+  for (const SchemaExtension& x : type.extensions) {
+    if (EqualsIgnoreCase(x.name, "X-ORDERED")) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+Status MdbEntryEncoder::SetValueRules(const MdbValueRules& rules) {
+  sorted_types_.clear();
+  multival_hi_ = StringMap<uint32_t>();
+  default_multival_hi_ = UINT32_MAX;
+  for (const std::string& name : rules.sorted_types) {
+    const AttributeType* t = schema_.FindAttribute(name);
+    if (t == nullptr) return ConfigError("sortvals: attribute type '" + name + "' is not defined");
+    // slapd's own refusal: such values have an order of their own, or none.
+    if (t->single_value || IsXOrdered(*t)) {
+      return ConfigError("sortvals: attribute type '" + name +
+                         "' is single-valued or X-ORDERED, which slapd does not sort");
+    }
+    Result<MdbValueOrder> order = MdbValueOrderFor(*t);
+    if (!order.ok()) return order.status().WithPrefix("sortvals: ");
+    if (sorted_types_.size() <= t->id) sorted_types_.resize(t->id + 1, false);
+    sorted_types_[t->id] = true;
+  }
+  for (const MdbValueRules::Multival& m : rules.multival) {
+    if (m.lo > m.hi) {
+      return ConfigError("multival " + m.description + " " + std::to_string(m.hi) + "," +
+                         std::to_string(m.lo) + ": the low threshold is above the high one");
+    }
+    if (EqualsIgnoreCase(m.description, "default")) {
+      default_multival_hi_ = m.hi;
+      continue;
+    }
+    Result<AttributeDescription> desc = schema_.ParseAttributeDescription(m.description);
+    if (!desc.ok()) {
+      return ConfigError("multival: attribute '" + m.description + "' is not defined");
+    }
+    Result<MdbValueOrder> order = MdbValueOrderFor(*desc->type);
+    if (!order.ok()) return order.status().WithPrefix("multival: ");
+    if (!multival_hi_.Insert(desc->ToString(), m.hi).second) {
+      return ConfigError("multival: attribute '" + m.description + "' is named twice");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string_view MdbEntryEncoder::Ordered(std::span<const MdbValue> values, const Record& rec,
+                                          uint32_t k) const {
+  if (!rec.normalized) return values[k].value;
+  return rec.all_given ? values[k].normalized : std::string_view(computed_[k]);
+}
+
+Status MdbEntryEncoder::SortRecord(uint64_t id, std::span<const MdbValue> values, Record& rec) {
+  const MdbValueOrder order = rec.d->order;
+  auto begin = order_.begin() + rec.first;
+  auto end = begin + rec.count;
+  std::sort(begin, end, [&](uint32_t a, uint32_t b) {
+    return MdbCompareValues(order, Ordered(values, rec, a), Ordered(values, rec, b)) < 0;
+  });
+  // slapd refuses a sorted attribute's repeated value (str2entry); id2v
+  // would keep one duplicate of it under a count that says two.
+  for (auto it = begin; it != end && it + 1 != end; ++it) {
+    if (MdbCompareValues(order, Ordered(values, rec, *it), Ordered(values, rec, *(it + 1))) == 0) {
+      return Status::InvalidArgument("entry ID " + std::to_string(id) + ": attribute '" +
+                                     rec.d->name + "' has the value '" +
+                                     std::string(values[*it].value) + "' more than once")
+          .WithOrigin(ErrorOrigin::kInput);
+    }
+  }
+  return Status::Ok();
+}
+
+Status MdbEntryEncoder::ForEachId2vRecord(std::span<const MdbValue> values,
+                                          const Id2vRecordFn& fn) {
+  std::vector<const Record*> multival;
+  for (const Record& rec : records_) {
+    if (rec.multival) multival.push_back(&rec);
+  }
+  std::sort(multival.begin(), multival.end(),
+            [](const Record* a, const Record* b) { return a->d->adx < b->d->adx; });
+  for (const Record* rec : multival) {
+    if (id2v_dups_.size() < rec->count) id2v_dups_.resize(rec->count);
+    for (uint32_t i = 0; i < rec->count; ++i) {
+      const uint32_t k = order_[rec->first + i];
+      std::string& dup = id2v_dups_[i];
+      dup.clear();
+      const std::string_view normalized = Ordered(values, *rec, k);
+      AppendMdbId2vValue(values[k].value, rec->normalized ? &normalized : nullptr, &dup);
+    }
+    DIRLOAD_RETURN_IF_ERROR(fn(rec->d->adx, rec->d->order,
+                               std::span<const std::string>(id2v_dups_.data(), rec->count)));
+  }
+  return Status::Ok();
+}
 
 uint32_t MdbEntryEncoder::OcFlags(std::string_view object_class) {
   if (const uint32_t* known = oc_flags_.Find(object_class)) return *known;
@@ -45,6 +147,16 @@ Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
       nd.type = desc.ok() ? desc->type : nullptr;
       nd.normalized = nd.type != nullptr && MdbStoresNormalized(*nd.type);
       nd.object_class = nd.type != nullptr && nd.type->oid == kObjectClassOid;
+      nd.sorted =
+          nd.type != nullptr && nd.type->id < sorted_types_.size() && sorted_types_[nd.type->id];
+      // A multival threshold names the description exactly, options and all.
+      const uint32_t* hi = multival_hi_.Find(nd.name);
+      nd.multival_hi = hi != nullptr ? *hi : default_multival_hi_;
+      if (nd.type != nullptr && (nd.sorted || nd.multival_hi != UINT32_MAX)) {
+        Result<MdbValueOrder> order = MdbValueOrderFor(*nd.type);
+        if (!order.ok()) return order.status().WithPrefix("multival default: ");
+        nd.order = *order;
+      }
       auto [id, added] =
           canonical_ids_.Insert(nd.name, static_cast<uint32_t>(canonical_ids_.size()));
       if (added) canonical_.emplace_back();
@@ -88,7 +200,9 @@ Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
   // thread still has to make.
   if (computed_.size() < values.size()) computed_.resize(values.size());
   uint64_t table_words = 0, data_bytes = 0, nvals = 0;
+  id2v_records_ = 0;
   for (Record& rec : records_) {
+    const uint64_t data_before = data_bytes;
     if (rec.d->adx == 0) {
       DIRLOAD_ASSIGN_OR_RETURN(rec.d->adx, ad2i(rec.d->name));
       if (rec.d->adx > 0x3fffffffu) {
@@ -122,6 +236,27 @@ Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
       }
       data_bytes += out.size() + 1;
     }
+    rec.multival = rec.count > rec.d->multival_hi;
+    if (rec.multival) {
+      // Only the counts stay in id2e: the values' lengths and bytes go to id2v.
+      table_words -= uint64_t{rec.count} * copies;
+      data_bytes = data_before;
+      if (rec.d->adx > kMdbId2vMaxAdx) {
+        return Status::InvalidArgument(
+            "entry ID " + std::to_string(id) + ": attribute '" + rec.d->name +
+            "' has ad2i number " + std::to_string(rec.d->adx) + ", more than an id2v key holds");
+      }
+      for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) {
+        if (values[order_[k]].value.size() > kMdbId2vMaxValue) {
+          return Status::InvalidArgument("entry ID " + std::to_string(id) + ": a value of '" +
+                                         rec.d->name + "' is longer than id2v holds (" +
+                                         std::to_string(kMdbId2vMaxValue) + " bytes)")
+              .WithOrigin(ErrorOrigin::kInput);
+        }
+      }
+      ++id2v_records_;
+    }
+    if (rec.d->sorted || rec.multival) DIRLOAD_RETURN_IF_ERROR(SortRecord(id, values, rec));
   }
   if (nvals > UINT32_MAX || table_words > UINT32_MAX) {
     return Status::InvalidArgument("mdb entry: too many values");
@@ -152,9 +287,12 @@ void MdbEntryEncoder::Write(std::span<const MdbValue> values, char* base) const 
     data += v.size() + 1;  // the NUL is already there
   };
   for (const Record& rec : records_) {
-    put_word(rec.d->adx, word);
+    put_word(
+        rec.d->adx | (rec.d->sorted ? kMdbAdxSorted : 0) | (rec.multival ? kMdbAdxMultival : 0),
+        word);
     put_word(rec.count | (rec.normalized ? kMdbNumvalsNormalized : 0), word + 4);
     word += 8;
+    if (rec.multival) continue;
     for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) put_value(values[order_[k]].value);
     if (!rec.normalized) continue;
     for (uint32_t k = rec.first; k < rec.first + rec.count; ++k) {

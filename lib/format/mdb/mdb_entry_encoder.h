@@ -12,6 +12,14 @@
 // of the same values into space the caller reserved (an LMDB page), so no
 // copy of the entry is made.
 //
+// Value rules (MdbValueRules, from slapd's configuration): the values of a
+// `sortvals` type are sorted in slapd's order (mdb_value_order.h) and the
+// record flagged sorted (kMdbAdxSorted), as slapd's str2entry does; a
+// record of a `multival` description with more values than its high
+// threshold keeps only its counts in id2e (kMdbAdxMultival), and
+// ForEachId2vRecord hands its values, in id2v's order, to the caller, who
+// puts them in id2v (mdb_id2v.h).
+//
 // Thread safety: one thread; the Schema must outlive the encoder.
 #pragma once
 
@@ -22,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/format/mdb/mdb_value_order.h"
 #include "lib/util/status.h"
 #include "lib/util/string_map.h"
 
@@ -46,6 +55,24 @@ struct MdbValue {
   bool has_normalized = false;
 };
 
+// slapd's `sortvals` (global) and back-mdb's `multival` (per database).
+struct MdbValueRules {
+  // Attribute types (any name or OID) whose values are kept sorted.
+  std::vector<std::string> sorted_types;
+  // `multival ATTRS HI,LO`: a record of `description` (exactly, options
+  // included; "default" for every description no other names) with more
+  // than `hi` values goes to id2v. `lo` matters to slapd's modifications
+  // only.
+  struct Multival {
+    std::string description;
+    uint32_t hi = 0;
+    uint32_t lo = 0;
+  };
+  std::vector<Multival> multival;
+
+  bool empty() const { return sorted_types.empty() && multival.empty(); }
+};
+
 class MdbEntryEncoder {
  public:
   // The ad2i number of a canonical description, assigning one if it has
@@ -53,6 +80,13 @@ class MdbEntryEncoder {
   using Ad2iNumber = std::function<Result<uint32_t>(const std::string& description)>;
 
   explicit MdbEntryEncoder(const Schema& schema) : schema_(schema) {}
+
+  // Applies `rules` to every entry laid out from now on. InvalidArgument
+  // (origin kConfiguration) for an undefined type or description, a
+  // sortvals type slapd refuses (single-valued, X-ORDERED), a threshold
+  // pair with lo above hi, or a type whose order mdb_value_order.h does not
+  // reproduce.
+  Status SetValueRules(const MdbValueRules& rules);
 
   // Lays `values` out as entry `id` (the ID names it in messages only).
   // InvalidArgument for a value without a normalized form or counts that
@@ -63,6 +97,16 @@ class MdbEntryEncoder {
   // Writes size() bytes to `out`. REQUIRES: the same `values` as the last
   // Layout.
   void Write(std::span<const MdbValue> values, char* out) const;
+
+  // Whether the last Layout put any record's values in id2v.
+  bool has_id2v() const { return id2v_records_ != 0; }
+  // Calls `fn` for each record of the last Layout whose values go to id2v,
+  // in ascending ad2i number (id2v's key order): its ad2i number, its value
+  // order, and its values as id2v duplicates (mdb_id2v.h) in that order.
+  // REQUIRES: the same `values` as the last Layout.
+  using Id2vRecordFn = std::function<Status(uint32_t adx, MdbValueOrder order,
+                                            std::span<const std::string> duplicates)>;
+  Status ForEachId2vRecord(std::span<const MdbValue> values, const Id2vRecordFn& fn);
 
  private:
   // MdbEntryOcFlags of one objectClass value, remembered.
@@ -77,10 +121,13 @@ class MdbEntryEncoder {
   struct Description {
     std::string name;  // canonical ("cn;lang-de"), or as written when undefined
     const AttributeType* type = nullptr;
-    bool normalized = false;    // slapd stores normalized copies
-    bool object_class = false;  // objectClass: its values set the ocflags
-    uint32_t adx = 0;           // ad2i number, 0 until first used
-    uint32_t canonical = 0;     // in canonical_: one per name
+    bool normalized = false;            // slapd stores normalized copies
+    bool object_class = false;          // objectClass: its values set the ocflags
+    uint32_t adx = 0;                   // ad2i number, 0 until first used
+    bool sorted = false;                // a sortvals type
+    uint32_t multival_hi = UINT32_MAX;  // more values than this go to id2v
+    MdbValueOrder order = MdbValueOrder::kOctet;
+    uint32_t canonical = 0;  // in canonical_: one per name
     // The last value Layout normalized itself, and its normalized copy.
     bool has_last = false;
     std::string last_value, last_normalized;
@@ -107,12 +154,26 @@ class MdbEntryEncoder {
     bool normalized = false;  // carries normalized copies
     bool all_given = true;    // every value came with its normalized copy
     uint32_t count = 0;
-    uint32_t first = 0;  // in order_
+    uint32_t first = 0;     // in order_
+    bool multival = false;  // its values go to id2v
   };
+  // The value (or its normalized copy) the order compares, of value index k
+  // of `rec`.
+  std::string_view Ordered(std::span<const MdbValue> values, const Record& rec, uint32_t k) const;
+  // Sorts rec's values in order_ by its description's order; InvalidArgument
+  // for two equal values where slapd refuses them.
+  Status SortRecord(uint64_t id, std::span<const MdbValue> values, Record& rec);
   std::vector<Record> records_;
   std::vector<uint32_t> record_of_;    // per value
   std::vector<uint32_t> order_;        // value indexes grouped by record
   std::vector<std::string> computed_;  // normalized copies made here, per value
+  // The value rules, resolved: sortvals types (by AttributeType::id) and
+  // multival thresholds by canonical description.
+  std::vector<bool> sorted_types_;
+  StringMap<uint32_t> multival_hi_;
+  uint32_t default_multival_hi_ = UINT32_MAX;
+  uint32_t id2v_records_ = 0;           // in the last Layout
+  std::vector<std::string> id2v_dups_;  // ForEachId2vRecord's scratch
 };
 
 }  // namespace dirload::mdb

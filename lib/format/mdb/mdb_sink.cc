@@ -372,11 +372,11 @@ Status MdbSink::ReadStored(EntryId id, Owned* out) {
                                 std::to_string(a.adx) + ", which ad2i does not hold")
           .WithOrigin(ErrorOrigin::kDatabase);
     }
-    if (a.multival || a.sorted) {
+    // A sorted record is sorted again as it is written back.
+    if (a.multival) {
       return Status::InvalidArgument("entry " + std::to_string(id) + ": its " +
-                                     std::string(name->second) + " values are kept " +
-                                     (a.multival ? "in id2v (multival)" : "sorted (sortvals)") +
-                                     ", which dirload does not write yet: -w cannot update it")
+                                     std::string(name->second) +
+                                     " values are kept in id2v (multival): -w cannot update it")
           .WithOrigin(ErrorOrigin::kDatabase);
     }
     for (size_t i = 0; i < a.values.size(); ++i) {

@@ -7,6 +7,7 @@
 #include "lib/format/mdb/mdb_ad2i.h"
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/format/mdb/mdb_index_keys.h"
 #include "lib/format/mdb/mdb_normalized.h"
 #include "lib/format/mdb/mdb_reader.h"
@@ -49,6 +50,7 @@ Result<std::unique_ptr<MdbLoadWriter>> MdbLoadWriter::Open(const Schema& schema,
                                                            const MdbWriterOptions& options,
                                                            bool existing) {
   std::unique_ptr<MdbLoadWriter> w(new MdbLoadWriter(schema, options));
+  DIRLOAD_RETURN_IF_ERROR(w->encoder_.SetValueRules(options.values));
   w->dir_ = dir;
   DIRLOAD_ASSIGN_OR_RETURN(w->env_, MdbEnv::Open(dir, w->EnvOptions(false)));
   DIRLOAD_RETURN_IF_ERROR(w->ReadExisting());
@@ -184,6 +186,24 @@ Status MdbLoadWriter::NumberDescriptions(uint64_t id, std::span<const MdbValue> 
   return Encode(id, values);
 }
 
+Status MdbLoadWriter::PutId2v(uint64_t id, std::span<const MdbValue> values, bool replace) {
+  if (!encoder_.has_id2v()) return Status::Ok();
+  return encoder_.ForEachId2vRecord(
+      values, [&](uint32_t adx, MdbValueOrder order, std::span<const std::string> dups) -> Status {
+        const std::string key = MdbId2vKey(id, adx);
+        if (replace) {
+          Status st = txn_->DeleteKey(env_->id2v(), key);
+          if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
+        }
+        // In id2v's order already: each is appended after the one before.
+        MdbId2vOrderScope scope(order);
+        for (const std::string& dup : dups) {
+          DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->id2v(), key, dup, MdbPutMode::kAppendDup));
+        }
+        return Status::Ok();
+      });
+}
+
 Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values) {
   if (finished_) return UsageError("MdbLoadWriter: ReplaceEntry after Finish");
   if (id == 0 || id > last_id_) {
@@ -193,6 +213,7 @@ Status MdbLoadWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> values
   DIRLOAD_RETURN_IF_ERROR(Encode(id, values));
   std::string encoded(encoder_.size(), '\0');
   encoder_.Write(values, encoded.data());
+  DIRLOAD_RETURN_IF_ERROR(PutId2v(id, values, /*replace=*/true));
   return txn_->Put(env_->id2e(), MdbIdBytes(id), encoded, MdbPutMode::kOverwrite);
 }
 
@@ -228,6 +249,7 @@ Status MdbLoadWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_view
   DIRLOAD_ASSIGN_OR_RETURN(char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(id), encoder_.size(),
                                                       MdbPutMode::kAppend));
   encoder_.Write(values, space);
+  DIRLOAD_RETURN_IF_ERROR(PutId2v(id, values, /*replace=*/false));
 
   // dn2i at once: the self node is an append (IDs ascend); the child node
   // goes among its parent's, in dup order, with nsubs 1, which Finish()

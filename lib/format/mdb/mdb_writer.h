@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_entry_encoder.h"
 #include "lib/format/mdb/mdb_entry_writer.h"
 #include "lib/format/mdb/mdb_env.h"
 #include "lib/schema/ascii.h"
@@ -69,6 +70,9 @@ struct MdbWriterOptions {
   // dn2i child nodes held in memory up to this many bytes (see above); 0
   // puts each with its entry. `dirload add` gives it --sort-memory / 4.
   size_t held_child_bytes = size_t{64} << 20;
+  // sortvals and multival (mdb_entry_encoder.h): values sorted, and those
+  // of big records put in id2v.
+  MdbValueRules values;
 };
 
 // The leftmost RDN of an RFC 4514 DN string (normalized or as given): up to
@@ -153,6 +157,9 @@ class MdbLoadWriter final : public MdbEntryWriter {
   // Lays `values` out as entry `id` in encoder_, ad2i numbers assigned in
   // this load's transaction.
   Status Encode(uint64_t id, std::span<const MdbValue> values);
+  // Puts the id2v values of the record Encode laid out last for entry `id`;
+  // `replace`: removes the ones stored under its keys first.
+  Status PutId2v(uint64_t id, std::span<const MdbValue> values, bool replace);
   Status EnsureTxn();
   // Commits the open transaction and begins the next.
   Status CommitAndBegin();
