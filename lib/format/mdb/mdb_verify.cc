@@ -1,6 +1,8 @@
 #include "lib/format/mdb/mdb_verify.h"
 
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "lib/format/mdb/mdb_entry_codec.h"
 #include "lib/format/mdb/mdb_id2v.h"
@@ -55,6 +57,8 @@ Status CheckEntries(MdbReader* reader, VerifyReport* report, EntryScan* scan) {
   }
   MdbEntryView e;
   uint64_t previous = 0;
+  // id2v key -> the values its record counts.
+  std::unordered_map<std::string, uint64_t> id2v_owners;
   auto bad = [&](uint64_t id, const std::string& why) {
     if (report->entry_problems.wants_more()) {
       report->entry_problems.Add("entry " + std::to_string(id) + ": " + why);
@@ -97,9 +101,39 @@ Status CheckEntries(MdbReader* reader, VerifyReport* report, EntryScan* scan) {
       bad(id, st.message());
       return Status::Ok();
     }
+    for (const MdbAttributeView& a : e.attributes) {
+      if (a.multival) id2v_owners[MdbId2vKey(id, a.adx)] = a.count;
+    }
     scan->exists[id] = true;
     return Status::Ok();
   }));
+  // Every id2v key belongs to a multival record of its entry, and holds the
+  // values the record counts, no more: slapd reads that many and no others.
+  std::string key;
+  uint64_t held = 0;
+  auto settle = [&]() {
+    if (key.empty()) return;
+    const uint64_t id = key.size() == 10 ? MdbDecodeId(std::string_view(key).substr(0, 8)) : 0;
+    auto owner = id2v_owners.find(key);
+    if (owner == id2v_owners.end()) {
+      report->entry_problems.Add("id2v: " + std::to_string(held) + " values under entry ID " +
+                                 std::to_string(id) + " that no multival record of it owns");
+    } else if (held != owner->second) {
+      report->entry_problems.Add("id2v: entry ID " + std::to_string(id) + " has " +
+                                 std::to_string(held) + " values where its record counts " +
+                                 std::to_string(owner->second));
+    }
+  };
+  DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2v(), [&](std::string_view k, std::string_view) {
+    if (k != key) {
+      settle();
+      key.assign(k);
+      held = 0;
+    }
+    ++held;
+    return Status::Ok();
+  }));
+  settle();
   return Status::Ok();
 }
 
