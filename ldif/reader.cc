@@ -141,7 +141,7 @@ Reader::~Reader() = default;
 
 uint64_t Reader::input_offset() const { return source_->input_offset(); }
 uint64_t Reader::input_size() const { return source_->input_size(); }
-const std::string& Reader::name() const { return source_->name(); }
+const std::string& Reader::name() const { return included_ ? included_->name() : source_->name(); }
 
 Status Reader::Fill() {
   if (pos_ > 0) {
@@ -189,18 +189,39 @@ size_t Reader::FindRecordEnd() {
 
 size_t Reader::ScanRecord() {
   line_ends_.clear();
+  include_line_ = false;
   const char* d = data_.get();
   size_t i = pos_;
+  // Only comments so far: an `include:` line may still open the record.
+  bool only_comments = true, in_comment = false;
+  auto opens_include = [&](size_t line_end) {
+    if (!only_comments) return false;
+    std::string_view line(d + i, line_end - i);
+    if (!line.empty() && line[0] == '#') {
+      in_comment = true;
+      return false;
+    }
+    if (!line.empty() && line[0] == ' ' && in_comment) return false;
+    only_comments = false;
+    return line.size() >= 8 && EqualsIgnoreCase(line.substr(0, 8), "include:");
+  };
   for (;;) {
     const void* nl = std::memchr(d + i, '\n', len_ - i);
     if (nl == nullptr) {
       if (!eof_) return 0;
-      if (i < len_) line_ends_.push_back(static_cast<uint32_t>(len_ - pos_));
+      if (i < len_) {
+        line_ends_.push_back(static_cast<uint32_t>(len_ - pos_));
+        include_line_ = opens_include(len_);
+      }
       return len_;
     }
     size_t p = static_cast<const char*>(nl) - d;
     if (p - pos_ > options_.max_record_size) return 0;  // the caller sees the size
     line_ends_.push_back(static_cast<uint32_t>(p - pos_));
+    if (opens_include(p)) {
+      include_line_ = true;
+      return p + 1;
+    }
     // Up to two bytes after the newline tell whether a blank line follows.
     if (p + 1 >= len_) return eof_ ? len_ : 0;
     if (d[p + 1] == '\r' && p + 2 >= len_) return eof_ ? p + 1 : 0;
@@ -233,6 +254,16 @@ Result<bool> Reader::Next(Record* record) {
     return s;
   };
   for (;;) {
+    if (included_) {
+      Result<bool> got = included_->Next(record);
+      if (!got.ok()) {
+        error_ = included_->last_error();
+        return got;
+      }
+      if (*got) return true;
+      included_.reset();
+      continue;
+    }
     // Blank lines between records.
     while (true) {
       if (pos_ >= len_ || (data_[pos_] == '\r' && pos_ + 1 >= len_)) {
@@ -269,6 +300,15 @@ Result<bool> Reader::Next(Record* record) {
 
     std::string_view text(data_.get() + pos_, end - pos_);
     record_line_ = line_;
+    if (include_line_) {
+      Status st = OpenInclude(text);
+      pos_ = end;
+      scan_ = end;
+      line_ += line_ends_.size();
+      first_record_ = false;
+      if (!st.ok()) return st;
+      continue;
+    }
     record->SetPosition(line_, consumed_ + pos_);
     Status st = ParseRecord(text, record);
     pos_ = end;
@@ -285,6 +325,23 @@ Result<bool> Reader::Next(Record* record) {
     if (expect_ == Expect::kVersionOrDn || expect_ == Expect::kDn) continue;
     return true;
   }
+}
+
+Status Reader::OpenInclude(std::string_view text) {
+  size_t n = line_ends_.size();
+  size_t begin = n >= 2 ? line_ends_[n - 2] + 1 : 0;
+  std::string_view line = text.substr(begin, line_ends_[n - 1] - begin);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  std::string_view url = line.substr(8);
+  while (!url.empty() && (url.front() == ' ' || url.front() == '\t')) url.remove_prefix(1);
+  while (!url.empty() && (url.back() == ' ' || url.back() == '\t')) url.remove_suffix(1);
+  uint64_t line_no = record_line_ + n - 1;
+  Result<std::string> path = FileUrlPath(url, options_.url_base_dir);
+  if (!path.ok()) return RecordError(line_no, "include: " + path.status().message());
+  Result<std::unique_ptr<ByteSource>> source = OpenByteSource(*path);
+  if (!source.ok()) return RecordError(line_no, "include: " + source.status().message());
+  included_ = std::make_unique<Reader>(std::move(*source), options_);
+  return Status::Ok();
 }
 
 Result<bool> Reader::SkipOversizedRecord() {

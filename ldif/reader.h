@@ -2,8 +2,11 @@
 //
 // Reads a ByteSource in large blocks, splits it into records at blank lines,
 // unfolds continuation lines, decodes base64 (`::`) values and resolves
-// `:< file://` URLs. Memory is bounded by the largest record plus one block;
-// a record longer than ReaderOptions::max_record_size is an error.
+// `:< file://` URLs. An `include: URL` line that opens a record (comments may
+// precede it) reads the records of that LDIF file in its place, as OpenLDAP's
+// LDIF reader does (cn=config LDIF includes schema files this way); the line
+// ends the record it opens, and includes nest. Memory is bounded by the largest record plus one
+// block; a record longer than ReaderOptions::max_record_size is an error.
 //
 // Errors are per record: after Next() returns an error the reader has skipped
 // to the start of the following record, so a caller that continues past bad
@@ -67,6 +70,7 @@ class Reader {
   uint64_t input_size() const;
   uint64_t bytes_parsed() const { return consumed_; }
   uint64_t line() const { return line_; }
+  // The input being read: an included file's name while inside it.
   const std::string& name() const;
 
  private:
@@ -81,6 +85,9 @@ class Reader {
   // record ends (offsets from pos_), so that parsing does not scan again.
   size_t ScanRecord();
   Result<bool> SkipOversizedRecord();
+  // Opens the file an `include:` line names (the last line ScanRecord saw,
+  // `text` being the scanned lines) as included_.
+  Status OpenInclude(std::string_view text);
   // REQUIRES: line_ends_ describes `text` (ScanRecord just ran).
   Status ParseRecord(std::string_view text, Record* record);
   Status ParseLogicalLine(std::string_view line, uint64_t line_no, Record* record);
@@ -111,6 +118,11 @@ class Reader {
   uint64_t record_line_ = 0;
   std::string scratch_;  // a folded logical line being assembled
   std::vector<uint32_t> line_ends_;
+  bool include_line_ = false;  // ScanRecord stopped after an `include:` line
+
+  // The file an `include:` line opened, read until its end before the rest
+  // of this input.
+  std::unique_ptr<Reader> included_;
 };
 
 }  // namespace dirload::ldif

@@ -176,6 +176,37 @@ TEST_CASE("relative file: URLs resolve against the configured base directory") {
   CHECK(p.records[0].attribute(0).value == "hello");
 }
 
+TEST_CASE("include: lines read another LDIF file's records in their place") {
+  testing::TempDir dir;
+  dir.Write("inner.ldif", "# schema\ndn: cn=a,cn=schema\ncn: a\n\ndn: cn=b,cn=schema\ncn: b\n#\n");
+  std::string deeper = dir.Write("deeper.ldif", "dn: cn=d\ncn: d\n");
+  dir.Write("nested.ldif", "include: file://" + deeper + "\n\ndn: cn=n\ncn: n\n");
+  std::string inner = (dir.path() / "inner.ldif").string();
+  std::string nested = (dir.path() / "nested.ldif").string();
+  // As in a cn=config LDIF: consecutive include lines, no blank line between,
+  // a comment before the first, and a record right after the last.
+  Parsed p = ParseAll("dn: cn=first\ncn: first\n\n# the schema\ninclude: file://" + inner +
+                      "\nINCLUDE:file://" + nested + "\r\ndn: cn=last\ncn: last\n");
+  REQUIRE(p.errors.empty());
+  std::vector<std::string> dns;
+  for (const Record& r : p.records) dns.emplace_back(r.dn());
+  CHECK(dns == std::vector<std::string>{"cn=first", "cn=a,cn=schema", "cn=b,cn=schema", "cn=d",
+                                        "cn=n", "cn=last"});
+  CHECK(p.records.back().attribute(0).value == "last");
+}
+
+TEST_CASE("an include: line that cannot be read fails its record; reading goes on") {
+  Parsed p = ParseAll("include: file:///nonexistent/schema.ldif\n\ndn: cn=x\ncn: x\n");
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0].line == 1);
+  CHECK(p.errors[0].what.find("/nonexistent/schema.ldif") != std::string::npos);
+  REQUIRE(p.records.size() == 1);
+  CHECK(p.records[0].dn() == "cn=x");
+  // Inside a record an include line is an attribute line, as in slapadd.
+  Record r = One("dn: cn=x\ninclude: file:///nonexistent\n");
+  CHECK(r.attribute(0).description == "include");
+}
+
 TEST_CASE("attribute options are kept in the description") {
   Record r = One("dn: dc=x\ncn;lang-en: a\nuserCertificate;binary:: AQ==\n1.2.3.4;x-opt: o\n");
   CHECK(r.attribute(0).description == "cn;lang-en");
