@@ -12,6 +12,7 @@
 #include "lib/config/config_schema.h"
 #include "lib/config/config_tree_writer.h"
 #include "lib/load/operational_attributes.h"
+#include "lib/schema/builtin_config_schema.h"
 #include "lib/schema/dn.h"
 #include "lib/util/ascii.h"
 
@@ -325,6 +326,13 @@ Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std:
       if (EqualsIgnoreCase(d, "olcAttributeTypes")) types.push_back(v);
       if (EqualsIgnoreCase(d, "olcObjectClasses")) classes.push_back(v);
     }
+    // A bare entry (objectClass and cn only, as bootstrap LDIFs give it):
+    // slapd's built-in definitions, which slapd takes from its code.
+    if (types.empty() && classes.empty()) {
+      ConfigSchemaDefinitions builtin = BuiltinConfigSchemaDefinitions();
+      types = std::move(builtin.attribute_types);
+      classes = std::move(builtin.object_classes);
+    }
     if (types.empty() || classes.empty()) break;
     Result<ConfigSchema> s = ConfigSchema::FromDefinitions(types, classes);
     if (!s.ok()) {
@@ -334,9 +342,9 @@ Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std:
   }
   return Status::Unsupported(
              name +
-             ": no cn=schema,cn=config entry with slapd's schema (olcAttributeTypes, "
-             "olcObjectClasses); dirload takes the configuration schema from it: give the LDIF "
-             "as 'slapcat -n 0' writes it")
+             ": no cn=schema,cn=config entry, or one with olcAttributeTypes but no "
+             "olcObjectClasses or the reverse: give it bare (objectClass and cn), as slapd "
+             "has its schema built in, or with slapd's schema as 'slapcat -n 0' writes it")
       .WithOrigin(ErrorOrigin::kInput);
 }
 

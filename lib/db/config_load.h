@@ -26,8 +26,10 @@
 // The cn=schema,cn=config entry (slapd's own schema) is stored as given.
 //
 // dirload takes the configuration schema (attribute names, X-ORDERED,
-// class definitions) from the input's cn=schema,cn=config entry, as
-// `slapcat -n 0` writes it; slapadd has it built in. An input without it,
+// class definitions) from the input's cn=schema,cn=config entry when it
+// holds definitions, as `slapcat -n 0` writes it, else from slapd's built-in
+// configuration schema (lib/schema/builtin_config_schema.h) when the entry
+// is bare, as bootstrap LDIFs give it. An input without that entry,
 // or without olcDatabase={-1}frontend and olcDatabase={0}config before the
 // other databases (slapadd would make both with slapd's defaults), is
 // refused, as are change records and entries out of order (the parent
