@@ -34,6 +34,9 @@ Options:
   --timeout SECS    time limit for one script run (default 1800)
   --baseport N      first of the seven TCP ports the scripts use, plus one
                     (default 19010: ports 19011-19017)
+  --reuse-slapadd   take a script's slapadd result from an earlier run (in
+                    WORK/logs) instead of running it again: slapadd's results
+                    depend on the installed slapd only
   --no-build-deps   do not install OpenLDAP's build dependencies
   --out DIR         where the table goes (default WORK/results): suite.md,
                     suite.csv
@@ -66,6 +69,7 @@ modes=slapadd,dirload
 timeout_secs=1800
 baseport=19010
 build_deps=yes
+reuse_slapadd=no
 out=
 
 while (($#)); do
@@ -79,6 +83,7 @@ while (($#)); do
     --timeout) timeout_secs=${2:?--timeout needs seconds}; shift 2 ;;
     --baseport) baseport=${2:?--baseport needs a number}; shift 2 ;;
     --no-build-deps) build_deps=no; shift ;;
+    --reuse-slapadd) reuse_slapadd=yes; shift ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
@@ -314,6 +319,7 @@ run_one() {
     mv "$tests/testrun" "$work/runs/$key"
   fi
   stop_leftover_servers
+  echo "$result" >"$work/logs/$key.result"
   echo "$result"
 }
 
@@ -330,8 +336,12 @@ differ=0
 for script in "${scripts[@]}"; do
   ra=- rd=- reason=
   for m in "${mode_list[@]}"; do
-    note "$script with $m ..."
-    r=$(run_one "$script" "$m")
+    if [[ $m == slapadd && $reuse_slapadd == yes && -s $work/logs/$script.slapadd.result ]]; then
+      r=$(<"$work/logs/$script.slapadd.result")
+    else
+      note "$script with $m ..."
+      r=$(run_one "$script" "$m")
+    fi
     if [[ $m == slapadd ]]; then ra=$r; else rd=$r; fi
   done
   if [[ $ra != - && $rd != - && $ra != "$rd" ]]; then

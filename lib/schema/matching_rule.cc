@@ -102,7 +102,7 @@ constexpr std::array kRules = {
                  kCsn},
     MatchingRule{"1.3.6.1.4.1.4203.666.11.2.5", "CSNSIDMatch", U::kEquality, N::kOctetString,
                  "1.3.6.1.4.1.4203.666.11.2.4"},
-    MatchingRule{"1.3.6.1.4.1.4203.666.4.12", "authzMatch", U::kEquality, N::kOctetString,
+    MatchingRule{"1.3.6.1.4.1.4203.666.4.12", "authzMatch", U::kEquality, N::kAuthz,
                  "1.3.6.1.4.1.4203.666.2.7"},
     MatchingRule{"1.3.6.1.4.1.4203.666.4.13", "privateKeyMatch", U::kEquality, N::kOctetString,
                  "1.2.840.113549.1.8.1.1"},

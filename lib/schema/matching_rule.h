@@ -42,6 +42,7 @@ enum class Normalizer : uint8_t {
   kBitString,          // '0101'B, validated
   kUuid,               // lower-case 8-4-4-4-12 hex
   kCertificate,        // "{ serialNumber '..'H, issuer rdnSequence:\"DN\" }" (x509_name.h)
+  kAuthz,              // authzTo/authzFrom rules: "dn:" + normalised DN, ... (authz.h)
 };
 
 struct MatchingRule {

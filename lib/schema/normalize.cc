@@ -1,6 +1,7 @@
 #include "lib/schema/normalize.h"
 
 #include "lib/schema/ascii.h"
+#include "lib/schema/authz.h"
 #include "lib/schema/dn.h"
 #include "lib/schema/generalized_time.h"
 #include "lib/schema/schema.h"
@@ -164,6 +165,8 @@ Status Normalize(const Schema& schema, Normalizer normalizer, std::string_view v
       return NormalizeUuid(v, out);
     case Normalizer::kCertificate:
       return NormalizeCertificateExact(schema, v, out);
+    case Normalizer::kAuthz:
+      return NormalizeAuthz(schema, v, out);
   }
   return Status::Internal("unknown normaliser");
 }

@@ -32,6 +32,8 @@
 //                      number and issuer, as slapd writes them
 //                      ("{ serialNumber '1'H, issuer rdnSequence:"cn=ca" }",
 //                      x509_name.h).
+//   kAuthz             authzTo / authzFrom rules as slapd normalises them
+//                      ("dn.exact:uid=A,o=B" is "dn:uid=a,o=b"; authz.h).
 //   kOctetString, kBitString  the value itself (bit strings are validated).
 //
 // Errors (InvalidArgument) mean the rule cannot produce a key: malformed
@@ -84,10 +86,10 @@ Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType
 // certificates (a non-minimal serial number, an issuer naming an undefined
 // attribute type or holding an invalid value; a value that is no certificate
 // at all slapadd keys from whatever memory follows it, dirload refuses), and
-// empty telephone or numeric strings. It does not for integers, booleans, bit strings and OIDs: slapadd
-// stores "uidNumber: abc" or "hasSubordinates: maybe" as written, where
-// dirload has no key for them. A loader mirroring slapadd rejects an entry
-// only when this is true, and otherwise stores the value without index keys.
+// empty telephone or numeric strings. It does not for integers, booleans, bit strings and OIDs:
+// slapadd stores "uidNumber: abc" or "hasSubordinates: maybe" as written, where dirload has no key
+// for them. A loader mirroring slapadd rejects an entry only when this is true, and otherwise
+// stores the value without index keys.
 bool SlapaddRejectsUnnormalizable(Normalizer normalizer);
 
 // Orders two keys produced by `rule`'s normaliser: <0, 0, >0. Integers compare

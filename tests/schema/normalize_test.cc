@@ -345,5 +345,32 @@ TEST_CASE("the ASCII fast path and the Unicode path agree") {
   CHECK(unicode == "hello,\tworld \x01 of mine é");
 }
 
+TEST_CASE("authzMatch: authzTo / authzFrom rules as slapd's authzNormalize gives them") {
+  // The keys slapadd stores (checked against it by authz_oracle_test).
+  CHECK(Key("authzMatch", "dn.exact:uid=jaj,o=Example,c=US") == "dn:uid=jaj,o=example,c=us");
+  CHECK(Key("authzMatch", "dn.exact:") == "dn:");
+  CHECK(Key("authzMatch", "dn.subtree:ou=People,dc=example,dc=it") ==
+        "dn.subtree:ou=people,dc=example,dc=it");
+  CHECK(Key("authzMatch", "DN.Children:ou=Admin,dc=example,dc=com") ==
+        "dn.children:ou=admin,dc=example,dc=com");
+  CHECK(Key("authzMatch", "dn.onelevel:   ou=People,dc=EXAMPLE,dc=com") ==
+        "dn.onelevel:ou=people,dc=example,dc=com");
+  CHECK(Key("authzMatch", "dn.subtree:*") == "dn:*");
+  CHECK(Key("authzMatch", "dn.regex:*") == "dn:*");
+  CHECK(Key("authzMatch", "dn.regex:^uid=[^,]+,ou=People$") == "dn.regex:^uid=[^,]+,ou=People$");
+  CHECK(Key("authzMatch", "U.DIGEST-MD5/EXAMPLE.COM:bjensen") ==
+        "U.DIGEST-MD5/EXAMPLE.COM:bjensen");
+  CHECK(Key("authzMatch", "group/GROUPOFUNIQUENAMES/UNIQUEMEMBER:cn=G2,DC=Example,dc=com") ==
+        "group/groupOfUniqueNames/uniqueMember:cn=g2,dc=example,dc=com");
+  CHECK(Key("authzMatch", "group:cn=G3, dc=example,dc=com") == "group:cn=g3,dc=example,dc=com");
+  CHECK(Key("authzMatch", "cn=Plain,dc=Example,dc=com") == "dn:cn=plain,dc=example,dc=com");
+  // What slapd's authz syntax refuses.
+  CHECK(Fails("authzMatch", "dn.base:cn=x"));
+  CHECK(Fails("authzMatch", "dnx:cn=x"));
+  CHECK(Fails("authzMatch", "u/realm:x"));
+  CHECK(Fails("authzMatch", "group/noSuchClass:cn=x"));
+  CHECK(Fails("authzMatch", "dn:not a dn"));
+}
+
 }  // namespace
 }  // namespace dirload
