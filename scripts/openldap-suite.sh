@@ -270,8 +270,9 @@ fi
 failure_reason() {
   local output=$1 toollog=$2 reason=
   if [[ -f $toollog ]]; then
-    reason=$(awk '/^\+ /{cmd=$0; n=0; next} /^= exit [1-9]/{print cmd ": " first; exit}
-                  !/^= exit/{ if (n++ == 0) first=$0 }' "$toollog")
+    # The failing command and the last line it printed that is no note.
+    reason=$(awk '/^\+ /{cmd=$0; last=""; next} /^= exit [1-9]/{print cmd ": " last; exit}
+                  !/^= exit/ && !/note:|^phase [0-9]/ {last=$0}' "$toollog")
   fi
   if [[ -z $reason ]]; then
     reason=$(grep -v '^>>>>>' "$output" | grep -v '^[[:space:]]*$' | tail -n 3 | paste -sd '/' -)
