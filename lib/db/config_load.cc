@@ -315,12 +315,14 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
 }
 
 Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std::string& name) {
+  bool has_schema_entry = false;
   for (const InputEntry& e : entries) {
     if (e.parsed.size() != 2 || !IsCnConfig(e.parsed.rdns[1]) || e.parsed.rdns[0].size() != 1 ||
         !EqualsIgnoreCase(e.parsed.rdns[0][0].type, "cn") ||
         !EqualsIgnoreCase(e.parsed.rdns[0][0].value, "schema")) {
       continue;
     }
+    has_schema_entry = true;
     std::vector<std::string> types, classes;
     for (const auto& [d, v] : e.values) {
       if (EqualsIgnoreCase(d, "olcAttributeTypes")) types.push_back(v);
@@ -340,12 +342,59 @@ Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std:
     }
     return s;
   }
+  if (!has_schema_entry) {
+    // slapadd writes no cn=schema entry then, and has its schema built in.
+    ConfigSchemaDefinitions builtin = BuiltinConfigSchemaDefinitions();
+    return ConfigSchema::FromDefinitions(builtin.attribute_types, builtin.object_classes);
+  }
   return Status::Unsupported(
              name +
-             ": no cn=schema,cn=config entry, or one with olcAttributeTypes but no "
+             ": the cn=schema,cn=config entry has olcAttributeTypes but no "
              "olcObjectClasses or the reverse: give it bare (objectClass and cn), as slapd "
              "has its schema built in, or with slapd's schema as 'slapcat -n 0' writes it")
       .WithOrigin(ErrorOrigin::kInput);
+}
+
+// An olcDatabase=... RDN directly under cn=config naming `base` (with or
+// without its "{N}").
+bool IsDatabaseEntry(const InputEntry& e, std::string_view base) {
+  if (e.parsed.size() != 2 || !IsCnConfig(e.parsed.rdns[1]) || e.parsed.rdns[0].size() != 1 ||
+      !EqualsIgnoreCase(e.parsed.rdns[0][0].type, "olcDatabase")) {
+    return false;
+  }
+  std::string_view v = e.parsed.rdns[0][0].value;
+  if (!v.empty() && v[0] == '{') {
+    size_t close = v.find('}');
+    if (close != std::string_view::npos) v.remove_prefix(close + 1);
+  }
+  return base.empty() || EqualsIgnoreCase(v, base);
+}
+
+// slapd has its frontend database before it reads any entry: an input
+// without olcDatabase={-1}frontend gets the entry slapadd writes then, with
+// slapd's defaults, before its first database.
+Status AddDefaultFrontend(std::vector<InputEntry>* input) {
+  for (const InputEntry& e : *input) {
+    if (IsDatabaseEntry(e, "frontend")) return Status::Ok();
+  }
+  InputEntry frontend;
+  frontend.dn = "olcDatabase={-1}frontend,cn=config";
+  DIRLOAD_ASSIGN_OR_RETURN(frontend.parsed, ParseDn(frontend.dn));
+  frontend.values = {{"objectClass", "olcDatabaseConfig"},
+                     {"objectClass", "olcFrontendConfig"},
+                     {"olcDatabase", "{-1}frontend"},
+                     {"olcAddContentAcl", "FALSE"},
+                     {"olcLastMod", "TRUE"},
+                     {"olcLastBind", "FALSE"},
+                     {"olcMaxDerefDepth", "0"},
+                     {"olcReadOnly", "FALSE"},
+                     {"olcSchemaDN", "cn=Subschema"},
+                     {"olcSyncUseSubentry", "FALSE"},
+                     {"olcMonitoring", "FALSE"}};
+  auto at = std::find_if(input->begin(), input->end(),
+                         [](const InputEntry& e) { return IsDatabaseEntry(e, ""); });
+  input->insert(at, std::move(frontend));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -369,6 +418,7 @@ Result<ConfigLoadSummary> LoadConfigDatabase(const ConfigLoadOptions& options) {
     return Status::InvalidArgument(name + ": no entries").WithOrigin(ErrorOrigin::kInput);
   }
   DIRLOAD_ASSIGN_OR_RETURN(ConfigSchema schema, SchemaOf(input, name));
+  DIRLOAD_RETURN_IF_ERROR(AddDefaultFrontend(&input));
   ConfigLoader loader(schema, options);
   std::vector<ConfigTreeEntry> entries;
   for (const InputEntry& e : input) {

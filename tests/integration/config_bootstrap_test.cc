@@ -124,6 +124,28 @@ TEST_CASE("add -n 0 of a bootstrap LDIF (bare cn=schema, include: lines) writes 
   CHECK(people.entries.size() == 1);
 }
 
+TEST_CASE("add -n 0 of cn=config and the config database alone: frontend and schema as slapadd") {
+  // test049-sync-config's bootstrap: no cn=schema,cn=config, no frontend;
+  // slapadd writes the frontend with slapd's defaults and no schema entry.
+  DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
+  TempDir dir;
+  const std::string ldif =
+      dir.Write("config.ldif",
+                "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n\n"
+                "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "olcDatabase: {0}config\nolcRootPW: secret\n");
+  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
+  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
+  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
+  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  CHECK(want.count("cn=config/olcDatabase={-1}frontend.ldif") == 1);
+  CHECK(Tree(dir.File("dirload.d")) == want);
+  ProcessResult test = testing::RunSlaptest({"-F", dir.File("dirload.d"), "-u"}, 60);
+  CHECK_MESSAGE(test.exit_code == 0, test.Describe());
+}
+
 TEST_CASE("add -n 0 refuses a cn=schema,cn=config with attribute types but no classes") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
   TempDir dir;
