@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "ldif/byte_source.h"
@@ -148,7 +149,9 @@ class ConfigLoader {
   const ConfigSchema& schema_;
   OperationalAttributes operational_;
   std::string name_;
-  std::map<std::string, Placed> placed_;  // by the input's DN, lower case, RDNs joined
+  // By the input's DN and by the DN written, lower case, RDNs joined.
+  std::map<std::string, Placed> placed_;
+  std::set<std::string> written_;  // the DNs written, lower case, RDNs joined
   std::map<std::string, std::map<std::string, long>> siblings_;  // parent key -> kind -> count
   bool seen_frontend_ = false;
   bool seen_config_ = false;
@@ -229,7 +232,6 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
     return InputError(where, "not in the cn=config database (its DN must end with cn=config)");
   }
   const std::string key = KeyOf(dn, 0);
-  if (placed_.count(key)) return InputError(where, "the entry is given twice");
   ConfigTreeEntry out;
   std::string rdn_type, rdn_value;
   if (dn.size() == 1) {
@@ -247,7 +249,17 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
     out.rdns.push_back(rdn);
     for (const std::string& r : p->second.rdns) out.rdns.push_back(r);
   }
+  // The same entry twice is refused by the name it is written under: two
+  // cn=module (or olcDatabase=mdb) entries are cn=module{0} and {1}, as slapd
+  // numbers them. Children may name a parent as given or as numbered.
+  std::string written_key;
+  for (const std::string& r : out.rdns) {
+    if (!written_key.empty()) written_key += ',';
+    written_key += AsciiLowerCopy(r);
+  }
+  if (!written_.insert(written_key).second) return InputError(where, "the entry is given twice");
   placed_[key] = Placed{out.rdns};
+  placed_[written_key] = Placed{out.rdns};
 
   // Values by attribute description, in the order each is first given.
   const std::string original_rdn_value = dn.rdns[0][0].value;

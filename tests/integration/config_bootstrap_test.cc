@@ -146,6 +146,53 @@ TEST_CASE("add -n 0 of cn=config and the config database alone: frontend and sch
   CHECK_MESSAGE(test.exit_code == 0, test.Describe());
 }
 
+TEST_CASE("add -n 0: two cn=module entries, and a child naming its parent as numbered") {
+  // test063-delta-multiprovider's form: cn=module twice (slapd writes
+  // cn=module{0} and {1}); an overlay under olcDatabase={1}mdb given as
+  // olcDatabase=mdb.
+  DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
+  TempDir dir;
+  fs::create_directories(dir.File("db"));
+  const std::string ldif =
+      dir.Write("config.ldif",
+                "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n\n"
+                "dn: cn=module,cn=config\nobjectClass: olcModuleList\ncn: module\n"
+                "olcModulePath: /usr/lib/ldap\nolcModuleLoad: back_mdb.la\n\n"
+                "dn: cn=module,cn=config\nobjectClass: olcModuleList\ncn: module\n"
+                "olcModuleLoad: syncprov.la\n\n"
+                "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "olcDatabase: {0}config\nolcRootPW: secret\n\n"
+                "dn: olcDatabase=mdb,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "objectClass: olcMdbConfig\nolcDatabase: mdb\nolcSuffix: dc=example,dc=com\n"
+                "olcDbDirectory: " +
+                    dir.File("db") +
+                    "\n\n"
+                    "dn: olcOverlay=syncprov,olcDatabase={1}mdb,cn=config\n"
+                    "objectClass: olcOverlayConfig\nobjectClass: olcSyncProvConfig\n"
+                    "olcOverlay: syncprov\n");
+  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
+  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
+  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
+  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  CHECK(want.count("cn=config/cn=module{1}.ldif") == 1);
+  CHECK(want.count("cn=config/olcDatabase={1}mdb/olcOverlay={0}syncprov.ldif") == 1);
+  CHECK(Tree(dir.File("dirload.d")) == want);
+  // The same entry twice by the name it is written under is still refused.
+  fs::create_directories(dir.File("twice.d"));
+  const std::string twice =
+      dir.Write("twice.ldif",
+                "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n\n"
+                "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "olcDatabase: {0}config\n\n"
+                "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "olcDatabase: {0}config\n");
+  RunResult again = RunDirload({"add", "-n", "0", "-F", dir.File("twice.d"), "-l", twice});
+  CHECK(again.exit_code != 0);
+  CHECK_MESSAGE(again.err.find("given twice") != std::string::npos, again.Describe());
+}
+
 TEST_CASE("add -n 0 refuses a cn=schema,cn=config with attribute types but no classes") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
   TempDir dir;
