@@ -92,6 +92,7 @@ class MdbOnlineLoad final : public LoadJob::Target {
     wo.batch_entries = o.online_batch;
     if (s_.indexing()) wo.indexes = s_.index_config.specs();
     wo.keys = MdbKeyOptionsFrom(db.index_tuning);
+    wo.values = MdbValueRulesFor(db);
     wo.committed = [this](uint64_t last_id, uint64_t entries) {
       return NoteCommitted(last_id, entries);
     };

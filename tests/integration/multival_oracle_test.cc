@@ -7,7 +7,8 @@
 // the same bytes, `dirload index` (both methods) and `slapindex -q -t`
 // leave the indexes as they are, `dirload verify` and `dirload search` read
 // the values, and slapd serves the database: a member added and removed
-// with ldapmodify, after which `dirload verify` is still clean.
+// with ldapmodify, a big group added by `dirload add --online` beside it,
+// after which `dirload verify` is still clean.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -264,6 +265,25 @@ void CheckConfiguration(const std::string& label, const std::vector<std::string>
     CHECK(members() == static_cast<size_t>(kPeople) - 1);
     testing::Slapd::Answer gone = slapd.Search(group, "base", "(member=" + Person(17) + ")");
     CHECK(gone.entries.empty());
+
+    // dirload add --online beside slapd: a big group, which slapd then
+    // serves from id2v and finds by its index.
+    std::string big = std::string("dn: cn=online,ou=groups,") + kSuffix +
+                      "\nobjectClass: groupOfNames\ncn: online\n";
+    for (int k = 0; k < 500; ++k) big += "member: " + Person((k * 13) % kPeople) + "\n";
+    const size_t id2v_lines = CountIn(MdbDump(mine.dir, "id2v"), "\n ");
+    ProcessResult online = RunDirload({"add", "--online", "-f", mine.conf, "-l",
+                                       tmp.Write("online.ldif", big + "\n"), "--progress", "never"},
+                                      300);
+    REQUIRE_MESSAGE(online.exit_code == 0, online.Describe());
+    testing::Slapd::Answer found =
+        slapd.Search(kSuffix, "sub", "(&(cn=online)(member=" + Person(13) + "))", {"member"});
+    REQUIRE_MESSAGE(found.exit_code == 0, found.err);
+    REQUIRE(found.entries.size() == 1);
+    CHECK(CountIn(found.entries[0], "member: ") == 500);
+    // With multival, its 500 values went to id2v (a key line and a value
+    // line each), as slapd's own add puts them.
+    CHECK(CountIn(MdbDump(mine.dir, "id2v"), "\n ") - id2v_lines == (id2v_used ? 1000u : 0u));
   }
   {
     INFO("after slapd's changes, dirload still reads it: verify clean, cat equal to slapcat");

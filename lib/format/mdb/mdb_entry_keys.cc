@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/schema/schema.h"
 
 namespace dirload::mdb {
@@ -68,10 +69,13 @@ Status MdbEntryKeys::ChangedAttributes(std::string_view old_record, std::string_
 
 Status MdbEntryKeys::Keys(std::string_view encoded, const std::vector<std::string>& ad2i_names,
                           std::vector<std::pair<uint32_t, std::string_view>>* out,
-                          const std::vector<uint8_t>* only) {
+                          const std::vector<uint8_t>* only, const Id2vSource* id2v) {
   out->clear();
   if (targets_.empty()) return Status::Ok();
   DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(encoded, &view_, MdbEntryChecks::kBounds));
+  if (id2v != nullptr) {
+    DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(*id2v->txn, id2v->db, id2v->id, &view_, "id2v"));
+  }
   keys_.clear();
   tables_.clear();
   for (const MdbAttributeView& a : view_.attributes) {

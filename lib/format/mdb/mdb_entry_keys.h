@@ -39,9 +39,16 @@ class MdbEntryKeys {
   // once, sorted; `ad2i_names` names the record's description numbers. With
   // `only`, of the attributes whose ad2i number it marks. The views stay
   // valid until the next call.
+  // With `id2v`, the values of the record's multival attributes are read
+  // from there (mdb_id2v.h); without, such an attribute gives no keys.
+  struct Id2vSource {
+    MdbTxn* txn = nullptr;
+    MdbDb db;
+    uint64_t id = 0;  // the entry's stored ID
+  };
   Status Keys(std::string_view encoded, const std::vector<std::string>& ad2i_names,
               std::vector<std::pair<uint32_t, std::string_view>>* out,
-              const std::vector<uint8_t>* only = nullptr);
+              const std::vector<uint8_t>* only = nullptr, const Id2vSource* id2v = nullptr);
   // Marks in *changed (by ad2i number) the attributes whose values or
   // normalized copies differ between two records of one entry: the only
   // ones whose keys can differ.

@@ -5,6 +5,7 @@
 
 #include "lib/format/mdb/mdb_dn_node.h"
 #include "lib/format/mdb/mdb_entry_codec.h"
+#include "lib/format/mdb/mdb_id2v.h"
 #include "lib/format/mdb/mdb_reader.h"
 #include "lib/format/mdb/mdb_tree_updates.h"
 #include "lib/schema/schema.h"
@@ -26,6 +27,7 @@ Result<std::unique_ptr<MdbOnlineWriter>> MdbOnlineWriter::Open(const Schema& sch
                                                                const std::string& dir,
                                                                MdbOnlineOptions options) {
   std::unique_ptr<MdbOnlineWriter> w(new MdbOnlineWriter(schema, std::move(options)));
+  DIRLOAD_RETURN_IF_ERROR(w->encoder_.SetValueRules(w->options_.values));
   MdbEnvOptions eo;
   // The map keeps the size slapd gave it: a second process that resized it
   // would make slapd's next transaction fail (MDB_MAP_RESIZED).
@@ -146,10 +148,7 @@ Status MdbOnlineWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_vi
       encoder_.Layout(stored, values, [this](const std::string& d) { return Ad2iNumber(d); }));
   DIRLOAD_ASSIGN_OR_RETURN(char* space, txn_->Reserve(env_->id2e(), MdbIdBytes(stored),
                                                       encoder_.size(), MdbPutMode::kAppend));
-  encoder_.Write(values, space);
-  // The keys come from the record as stored (its normalized copies), read
-  // before the next write moves the page.
-  DIRLOAD_RETURN_IF_ERROR(AddIndexKeys(stored, std::string_view(space, encoder_.size())));
+  DIRLOAD_RETURN_IF_ERROR(StoreValues(stored, values, space));
 
   if (parent == 0) {
     // Key 0's dummy root node, once (mdb_dn2id_add puts it for every entry
@@ -186,6 +185,42 @@ Status MdbOnlineWriter::AddEntry(uint64_t id, uint64_t parent_id, std::string_vi
   ++stats_.entries;
   if (++batch_entries_ >= options_.batch_entries) return CommitBatch();
   return Status::Ok();
+}
+
+Status MdbOnlineWriter::StoreValues(uint64_t stored_id, std::span<const MdbValue> values,
+                                    char* space) {
+  encoder_.Write(values, space);
+  if (!encoder_.has_id2v()) {
+    // The keys come from the record as stored (its normalized copies), read
+    // before the next write moves the page.
+    return AddIndexKeys(stored_id, std::string_view(space, encoder_.size()));
+  }
+  // The id2v puts may move the page: the keys are made from a copy, with
+  // the values read back from id2v.
+  const std::string record(space, encoder_.size());
+  DIRLOAD_RETURN_IF_ERROR(PutId2v(stored_id, values));
+  const MdbEntryKeys::Id2vSource id2v{&*txn_, env_->id2v(), stored_id};
+  DIRLOAD_RETURN_IF_ERROR(keys_->Keys(record, ad2i_.names(), &entry_keys_, nullptr, &id2v));
+  for (const auto& [t, key] : entry_keys_) {
+    DIRLOAD_RETURN_IF_ERROR(InsertId(keys_->db(t), key, stored_id));
+  }
+  return Status::Ok();
+}
+
+Status MdbOnlineWriter::PutId2v(uint64_t stored_id, std::span<const MdbValue> values) {
+  if (!encoder_.has_id2v()) return Status::Ok();
+  return encoder_.ForEachId2vRecord(
+      values, [&](uint32_t adx, MdbValueOrder order, std::span<const std::string> dups) -> Status {
+        const std::string key = MdbId2vKey(stored_id, adx);
+        Status gone = txn_->DeleteKey(env_->id2v(), key);
+        if (!gone.ok() && gone.code() != StatusCode::kNotFound) return gone;
+        // In id2v's order already: each is appended after the one before.
+        MdbId2vOrderScope scope(order);
+        for (const std::string& dup : dups) {
+          DIRLOAD_RETURN_IF_ERROR(txn_->Put(env_->id2v(), key, dup, MdbPutMode::kAppendDup));
+        }
+        return Status::Ok();
+      });
 }
 
 Status MdbOnlineWriter::AddIndexKeys(uint64_t stored_id, std::string_view encoded) {
@@ -245,7 +280,13 @@ Status MdbOnlineWriter::ReplaceEntry(uint64_t id, std::span<const MdbValue> valu
       txn_->Put(env_->id2e(), MdbIdBytes(*stored), encoded, MdbPutMode::kOverwrite));
   // The new values' keys (slapadd -w's contextCSN); keys of values the
   // record no longer has are left, as the record's were before.
-  return AddIndexKeys(*stored, encoded);
+  DIRLOAD_RETURN_IF_ERROR(PutId2v(*stored, values));
+  const MdbEntryKeys::Id2vSource id2v{&*txn_, env_->id2v(), *stored};
+  DIRLOAD_RETURN_IF_ERROR(keys_->Keys(encoded, ad2i_.names(), &entry_keys_, nullptr, &id2v));
+  for (const auto& [t, key] : entry_keys_) {
+    DIRLOAD_RETURN_IF_ERROR(InsertId(keys_->db(t), key, *stored));
+  }
+  return Status::Ok();
 }
 
 Result<std::optional<std::string_view>> MdbOnlineWriter::StoredEntry(uint64_t id) {

@@ -76,6 +76,8 @@ struct MdbOnlineOptions {
   // missing).
   std::vector<IndexSpec> indexes;
   MdbKeyOptions keys;
+  // sortvals and multival (mdb_entry_encoder.h), as a load applies them.
+  MdbValueRules values;
   // After each commit: the highest load ID now committed, and how many
   // entries are. An error stops the load (the batch stays committed).
   std::function<Status(uint64_t last_load_id, uint64_t entries)> committed;
@@ -128,6 +130,12 @@ class MdbOnlineWriter final : public MdbEntryWriter {
   Result<uint32_t> Ad2iNumber(const std::string& description);
   // The indexes entry `stored_id` (whose id2e record is `encoded`) goes into.
   Status AddIndexKeys(uint64_t stored_id, std::string_view encoded);
+  // Puts the id2v values of the record the encoder laid out last for entry
+  // `stored_id`, after removing those its keys held.
+  Status PutId2v(uint64_t stored_id, std::span<const MdbValue> values);
+  // Writes the record the encoder laid out last for `stored_id` into
+  // `space` (Write), its id2v values, and its index keys.
+  Status StoreValues(uint64_t stored_id, std::span<const MdbValue> values, char* space);
   // mdb_idl_insert_keys for one key.
   Status InsertId(MdbDb db, std::string_view key, uint64_t id);
   // One more below `parent` (a stored ID) for every `count` entries: the

@@ -148,5 +148,71 @@ TEST_CASE("online batches give the indexes a rebuild gives, ranges included") {
   }
 }
 
+TEST_CASE("online adds keep big attributes in id2v and index the values read back from it") {
+  Result<Schema> schema = Schema::Builtin();
+  REQUIRE(schema.ok());
+  TempDir t;
+  const std::string dir = t.File("db");
+  std::filesystem::create_directory(dir);
+  {
+    auto w = MdbLoadWriter::Create(*schema, dir, MdbWriterOptions());
+    REQUIRE(w.ok());
+    std::vector<MdbValue> suffix = {V("objectClass", "organization"), V("o", "x")};
+    REQUIRE((*w)->AddEntry(1, 0, "o=x", "o=x", suffix).ok());
+    REQUIRE((*w)->Finish().ok());
+  }
+  IndexConfig config;
+  REQUIRE(config.AddLine(*schema, "member eq", "test").ok());
+  {
+    MdbOnlineOptions oo;
+    oo.indexes = config.specs();
+    oo.values.multival = {{"member", 2, 1}};
+    oo.values.sorted_types = {"cn"};
+    oo.committed = [](uint64_t, uint64_t) { return Status::Ok(); };
+    auto w = MdbOnlineWriter::Open(*schema, dir, oo);
+    REQUIRE_MESSAGE(w.ok(), w.status().ToString());
+    std::vector<MdbValue> group = {V("objectClass", "groupOfNames"),
+                                   V("cn", "g"),
+                                   V("cn", "a"),
+                                   V("member", "cn=ccc,o=x"),
+                                   V("member", "cn=b,o=x"),
+                                   V("member", "cn=AA,o=x")};
+    Status added = (*w)->AddEntry(2, 1, "cn=g", "cn=g", group);
+    REQUIRE_MESSAGE(added.ok(), added.ToString());
+    REQUIRE((*w)->Finish().ok());
+  }
+  auto reader = MdbReader::Open(dir);
+  REQUIRE(reader.ok());
+  MdbReadEntry e;
+  REQUIRE((*reader)->Get(2, &e).ok());
+  std::vector<std::string> members, cns;
+  bool multival = false, sorted = false;
+  for (const MdbAttributeView& a : e.stored.attributes) {
+    const std::string_view name = (*reader)->dictionary().Name(a.adx);
+    if (name == "member") {
+      multival = a.multival;
+      for (std::string_view v : e.stored.Values(a)) members.emplace_back(v);
+    } else if (name == "cn") {
+      sorted = a.sorted;
+      for (std::string_view v : e.stored.Values(a)) cns.emplace_back(v);
+    }
+  }
+  CHECK(multival);
+  CHECK(members == std::vector<std::string>{"cn=b,o=x", "cn=AA,o=x", "cn=ccc,o=x"});
+  CHECK(sorted);
+  CHECK(cns == std::vector<std::string>{"a", "g"});
+  // One key per member: made from the values in id2v.
+  MdbEnvOptions eo;
+  eo.index_names = {"member"};
+  auto env = MdbEnv::Open(dir, eo);
+  REQUIRE(env.ok());
+  Result<MdbTxn> txn = (*env)->Begin(false);
+  REQUIRE(txn.ok());
+  uint64_t keys = 0, pairs = 0;
+  REQUIRE(txn->Count(*(*env)->Index("member"), &keys, &pairs).ok());
+  CHECK(keys == 3);
+  CHECK(pairs == 3);
+}
+
 }  // namespace
 }  // namespace dirload::mdb
