@@ -55,6 +55,7 @@ int IndexOne(const IndexArgs& a, const OpenOptions& options, const IndexRequest&
     PrintNotice(if_failed);
     return code;
   }
+  if (a.db.verbose) PrintCpuSummary(built->stats);
   if (!a.stats_file.empty()) {
     Status written = WriteStats(built->stats, a.stats_file);
     if (!written.ok()) return ReportError(written);

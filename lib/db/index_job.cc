@@ -219,12 +219,22 @@ Status RebuildMdb(const ResolvedDatabase& config, const Schema& schema, IndexPla
 Status RebuildNative(const ResolvedDatabase& config, const Schema& schema, IndexPlan::State& st,
                      ProgressSink* progress, RunStats* stats) {
   PhaseClock clock;
-  NativeIndexer indexer(st.store.get(), &schema, &st.config, progress);
-  DIRLOAD_ASSIGN_OR_RETURN(IndexRunSummary built, indexer.Run(st.run));
+  CpuLedger ledger;
+  IndexRunOptions run = st.run;
+  run.builder.ledger = &ledger;
+  Result<IndexRunSummary> result = [&] {
+    // Its threads add their figures to the ledger when it is gone.
+    NativeIndexer indexer(st.store.get(), &schema, &st.config, progress);
+    return indexer.Run(run);
+  }();
+  DIRLOAD_ASSIGN_OR_RETURN(IndexRunSummary built, std::move(result));
   for (const std::string& t : built.dropped)
     st.done.push_back("dropped " + t + " (no longer configured)");
   stats->backend = std::string(BackendName(config.backend));
-  stats->phases.push_back(IndexPhaseStats(built, clock));
+  PhaseStats p = IndexPhaseStats(built, clock);
+  p.stages = ledger.stages();
+  p.threads = ledger.roles();
+  stats->phases.push_back(std::move(p));
   AddSettings(st.store.get(), &st.run, stats);
   AddTableTotals(st.store.get(), stats);
   return Status::Ok();

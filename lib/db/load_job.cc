@@ -106,14 +106,22 @@ class NativeLoad final : public LoadJob::Target {
     const LoadJobOptions& o = s_.options;
     if (s_.indexing()) {
       PhaseClock clock;
-      NativeIndexer indexer(store_.get(), s_.schema, &s_.index_config, o.progress);
-      if (feed_ && feed_->abandoned()) {
-        s_.Notice("--one-pass: " + feed_->why_abandoned() + "; phase 2 reads the entries back");
-      }
-      DIRLOAD_ASSIGN_OR_RETURN(
-          IndexRunSummary built,
-          feed_ ? indexer.FinishFed(std::move(feed_), o.index) : indexer.Run(o.index));
-      stats->phases.push_back(IndexPhaseStats(built, clock));
+      CpuLedger ledger;
+      IndexRunOptions run = o.index;
+      if (o.collect_stats) run.builder.ledger = &ledger;
+      Result<IndexRunSummary> built = [&]() -> Result<IndexRunSummary> {
+        // Its threads add their figures to the ledger when it is gone.
+        NativeIndexer indexer(store_.get(), s_.schema, &s_.index_config, o.progress);
+        if (feed_ && feed_->abandoned()) {
+          s_.Notice("--one-pass: " + feed_->why_abandoned() + "; phase 2 reads the entries back");
+        }
+        return feed_ ? indexer.FinishFed(std::move(feed_), run) : indexer.Run(run);
+      }();
+      DIRLOAD_RETURN_IF_ERROR(built.status());
+      PhaseStats p = IndexPhaseStats(*built, clock);
+      p.stages = ledger.stages();
+      p.threads = ledger.roles();
+      stats->phases.push_back(std::move(p));
       return Status::Ok();
     }
     if (guard_->kind() != WorkKind::kAppend) return Status::Ok();

@@ -6,6 +6,7 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -124,6 +125,8 @@ class IndexBuilderImpl final : public IndexBuilder {
   ~IndexBuilderImpl() override { StopWorkers(/*abandon=*/true); }
 
   Status Init() {
+    caller_lap_.emplace(options_.ledger);
+    caller_timer_.emplace(options_.ledger, "reader");
     for (size_t i = 0; i < specs_.size(); ++i) {
       if (specs_[i].type == nullptr) return Status::InvalidArgument("index spec without a type");
       for (size_t j = 0; j < i; ++j) {
@@ -189,6 +192,8 @@ class IndexBuilderImpl final : public IndexBuilder {
       temp_dir_.reset();
       return Status::Ok();
     }
+    // Unthreaded, the calling thread made the keys as it read.
+    caller_lap_->Lap(threaded_ ? "read" : "read and keys");
     if (threaded_) {
       DIRLOAD_RETURN_IF_ERROR(Fail(FinishWorkers()));
       if (options_.drop_existing) {
@@ -214,6 +219,7 @@ class IndexBuilderImpl final : public IndexBuilder {
     DIRLOAD_RETURN_IF_ERROR(Fail(store_->Commit()));
     ++stats_.commits;
     temp_dir_.reset();
+    caller_lap_->Lap("write");
     return Status::Ok();
   }
 
@@ -338,6 +344,7 @@ class IndexBuilderImpl final : public IndexBuilder {
               "run-" + std::to_string(index) + "-") {}
     std::vector<uint8_t> owned;  // per spec
     Grouping grouping;
+    StageLap* lap = nullptr;        // the worker thread's, while it runs
     std::deque<ValueBatch*> queue;  // guarded by mu_
     std::thread thread;
   };
@@ -360,6 +367,8 @@ class IndexBuilderImpl final : public IndexBuilder {
   }
 
   Status Submit() {
+    // The calling thread's share: the entries read and their values copied.
+    caller_lap_->Lap("read");
     if (workers_.empty()) StartWorkers(*filling_);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -409,6 +418,9 @@ class IndexBuilderImpl final : public IndexBuilder {
   }
 
   void WorkerLoop(Worker* w) {
+    ThreadTimer timer(options_.ledger, "index");
+    StageLap lap(options_.ledger);
+    w->lap = &lap;
     const uint64_t budget = options_.sort_memory / workers_.size();
     w->grouping.cache.Reserve(ListsToReserve(budget));
     for (;;) {
@@ -437,7 +449,10 @@ class IndexBuilderImpl final : public IndexBuilder {
       if (abandon_ || !group_status_.ok()) return;
     }
     // The end of the input: the sorting part of the write, on this thread.
+    lap.Lap("keys");
     Status st = EndInput(&w->grouping);
+    lap.Lap("sort");
+    w->lap = nullptr;
     std::lock_guard<std::mutex> lock(mu_);
     if (!st.ok() && group_status_.ok()) group_status_ = st;
   }
@@ -448,7 +463,11 @@ class IndexBuilderImpl final : public IndexBuilder {
     for (size_t e = 0; e < b.ids.size(); ++e) {
       // Runs are cut only between entries, so one key's IDs never straddle
       // two runs out of order.
-      if (g->cache.memory() >= budget) DIRLOAD_RETURN_IF_ERROR(SpillRun(g));
+      if (g->cache.memory() >= budget) {
+        w->lap->Lap("keys");
+        DIRLOAD_RETURN_IF_ERROR(SpillRun(g));
+        w->lap->Lap("sort");
+      }
       const EntryId id = b.ids[e];
       b.ForEachValue(e, &value, [&](uint32_t s, std::string_view v) {
         if (w->owned[s]) g->maker.Value(id, s, v);
@@ -742,7 +761,10 @@ class IndexBuilderImpl final : public IndexBuilder {
       try {
         std::lock_guard<std::mutex> lock(mu);
         threads.emplace_back([&, g, w, piece] {
+          ThreadTimer timer(options_.ledger, "encode");
+          StageLap lap(options_.ledger);
           Status st = WriteOutTo(g, w);
+          lap.Lap("write");
           std::lock_guard<std::mutex> lock(mu);
           // A hand-over refused when the writing stopped leaves no piece.
           if (*piece != nullptr && !(*piece)->records.empty()) full.push_back(std::move(*piece));
@@ -795,6 +817,9 @@ class IndexBuilderImpl final : public IndexBuilder {
     return Status::Ok();
   }
 
+  // The calling thread's readings; made in Init, on that thread.
+  std::optional<StageLap> caller_lap_;
+  std::optional<ThreadTimer> caller_timer_;
   IndexMethod method_;
   std::vector<IndexSpec> specs_;
   const Schema& schema_;

@@ -47,6 +47,7 @@
 #include "lib/index/index_spec.h"
 #include "lib/schema/schema.h"
 #include "lib/store/store.h"
+#include "lib/util/cpu_ledger.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -68,6 +69,10 @@ struct BuilderOptions {
   uint64_t commit_bytes = 64ull << 20;
   // Drop the specs' tables at Create().
   bool drop_existing = true;
+  // --stats: where phase 2's CPU time goes (stages "read" for the calling
+  // thread's entries and values, "keys", "sort", "write"; roles "reader",
+  // "index", "encode"). May be null.
+  CpuLedger* ledger = nullptr;
   // kSort: with 2 or more, that many threads of the builder's own share
   // the indexes out (by the weight of their keys in the first entries); each
   // makes, groups, spills and at the end sorts the keys of its indexes, from
