@@ -196,7 +196,9 @@ Result<IndexPlan> PlanNative(Database* db, const IndexRequest& request) {
 Status RebuildMdb(const ResolvedDatabase& config, const Schema& schema, IndexPlan::State& st,
                   RunStats* stats) {
   PhaseClock clock;
-  const mdb::MdbIndexOptions io = MdbIndexOptionsFor(config, st.request.run);
+  CpuLedger ledger;
+  mdb::MdbIndexOptions io = MdbIndexOptionsFor(config, st.request.run);
+  io.ledger = &ledger;
   // From the copy to the install's rename nobody else opens the
   // environment: a slapd starting meanwhile waits, then opens the rebuilt
   // file, never the old one about to be replaced.
@@ -212,7 +214,10 @@ Status RebuildMdb(const ResolvedDatabase& config, const Schema& schema, IndexPla
                       " keys)");
   }
   stats->backend = "mdb";
-  stats->phases.push_back(MdbIndexPhaseStats(built, clock));
+  PhaseStats p = MdbIndexPhaseStats(built, clock);
+  p.stages = ledger.stages();
+  p.threads = ledger.roles();
+  stats->phases.push_back(std::move(p));
   return Status::Ok();
 }
 

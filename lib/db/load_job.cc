@@ -200,8 +200,10 @@ class MdbLoad final : public LoadJob::Target {
       DIRLOAD_RETURN_IF_ERROR(
           RequireIndexConfigurationFor(db, *s_.schema, s_.index_config, ", or --no-index"));
     }
+    IndexRunOptions run = o.index;
+    if (o.collect_stats) run.builder.ledger = &phase2_ledger_;
     MdbStagedLoadOptions mo = MdbStagedLoadOptionsFor(
-        db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), o.index);
+        db, o.no_index ? std::vector<IndexSpec>() : s_.index_config.specs(), run);
     // Every index must be one back-mdb's keys can be made for, before phase
     // 1 stores anything: a configuration error found after it wastes the run.
     if (!o.no_index) {
@@ -240,7 +242,10 @@ class MdbLoad final : public LoadJob::Target {
     PhaseClock clock;
     DIRLOAD_ASSIGN_OR_RETURN(mdb::MdbIndexStats built,
                              staged_->BuildIndexes(s_.index_config.specs()));
-    stats->phases.push_back(MdbIndexPhaseStats(built, clock));
+    PhaseStats p = MdbIndexPhaseStats(built, clock);
+    p.stages = phase2_ledger_.stages();
+    p.threads = phase2_ledger_.roles();
+    stats->phases.push_back(std::move(p));
     return Status::Ok();
   }
 
@@ -261,6 +266,8 @@ class MdbLoad final : public LoadJob::Target {
  private:
   LoadJob::State& s_;
   std::optional<EnvironmentHold> hold_;  // released after staged_ (declared first)
+  // Before staged_: its index builder's threads report here (--stats).
+  CpuLedger phase2_ledger_;
   std::unique_ptr<MdbStagedLoad> staged_;
 };
 

@@ -41,6 +41,7 @@ mdb::MdbIndexOptions MdbIndexOptionsFor(const ResolvedDatabase& db, const IndexR
   o.idl_cache_size = run.builder.idl_cache_size;
   o.memory_budget = run.builder.sort_memory;
   o.temp_dir = run.builder.tmpdir;
+  o.ledger = run.builder.ledger;
   return o;
 }
 

@@ -768,3 +768,59 @@ TEST_CASE("usage and refusal exit statuses") {
 
 }  // namespace
 }  // namespace dirload
+
+namespace dirload {
+namespace {
+
+// The stage names and thread roles `--stats` gives the phase named `phase`.
+void PhaseCpu(const std::string& stats_file, const std::string& phase,
+              std::set<std::string>* stages, std::set<std::string>* roles, double* counted,
+              double* cpu) {
+  testing::JsonValue json;
+  std::string error;
+  const std::string text = testing::ReadFile(stats_file);
+  REQUIRE_MESSAGE(testing::ParseJson(text, &json, &error), error << "\n" << text);
+  const testing::JsonValue* phases = json.Find("phases");
+  REQUIRE(phases != nullptr);
+  for (const testing::JsonValue& p : phases->array()) {
+    if (p.Find("name")->string() != phase) continue;
+    *cpu = p.Find("cpu_seconds")->number();
+    if (const testing::JsonValue* s = p.Find("stages")) {
+      for (const testing::JsonValue& st : s->array()) {
+        stages->insert(st.Find("name")->string());
+        *counted += st.Find("cpu_seconds")->number();
+      }
+    }
+    if (const testing::JsonValue* t = p.Find("threads")) {
+      for (const testing::JsonValue& r : t->array()) roles->insert(r.Find("role")->string());
+    }
+    return;
+  }
+  FAIL("no phase '" << phase << "' in " << text);
+}
+
+TEST_CASE("--stats says where phase 2's CPU time goes, on both formats") {
+  REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
+  TempDir t;
+  const std::string input = t.File("gen.ldif");
+  Generate(input, 2000);
+  for (const char* format : {"native", "mdb"}) {
+    CAPTURE(format);
+    Db db{t.File(std::string("db-") + format)};
+    const std::string stats = t.File(std::string("stats-") + format + ".json");
+    RunResult add = db.Add(input, {"--format", format, "--index", "cn,sn eq,sub", "--index",
+                                   "uid eq", "--stats", stats});
+    REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+    std::set<std::string> stages, roles;
+    double counted = 0, cpu = 0;
+    PhaseCpu(stats, "index", &stages, &roles, &counted, &cpu);
+    CHECK(stages.contains("keys"));
+    CHECK(stages.contains("write"));
+    CHECK(roles.contains("index"));
+    CHECK(counted > 0);
+    CHECK(counted <= cpu * 1.05 + 0.02);
+  }
+}
+
+}  // namespace
+}  // namespace dirload

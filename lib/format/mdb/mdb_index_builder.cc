@@ -632,7 +632,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     }
   };
 
-  auto scan = [&](Group& g) -> Status {
+  auto scan = [&](Group& g, StageLap* lap) -> Status {
     auto memory = [&]() {
       size_t m = 0;
       for (size_t ti : g.targets) m += targets[ti].memory();
@@ -690,8 +690,10 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     txn.Abort();
     if (!g.runs.empty()) return spill(g);
     // Everything fitted in memory: group the pairs here, in parallel.
+    lap->Lap("keys");
     const std::unique_ptr<uint64_t[]> scratch = group_scratch(g);
     for (size_t ti : g.targets) PrepareSorted(targets[ti], scratch.get());
+    lap->Lap("sort");
     return Status::Ok();
   };
   auto write_group = [&](Group& g) -> Status {
@@ -724,6 +726,8 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   bool writing = false;
   Status failed;
   auto work = [&] {
+    ThreadTimer timer(options.ledger, "index");
+    StageLap lap(options.ledger);
     std::unique_lock<std::mutex> lock(mu);
     while (failed.ok() && next_write < group_count) {
       if (!writing && groups[next_write].scanned) {
@@ -731,6 +735,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
         Group& g = groups[next_write];
         lock.unlock();
         Status st = write(g);
+        lap.Lap("write");
         lock.lock();
         writing = false;
         ++next_write;
@@ -739,7 +744,8 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
       } else if (next_scan < group_count) {
         Group& g = groups[next_scan++];
         lock.unlock();
-        Status st = scan(g);
+        Status st = scan(g, &lap);
+        lap.Lap("keys");  // a scan that spilled: its runs were sorted as it went
         lock.lock();
         g.scanned = true;
         if (!st.ok() && failed.ok()) failed = st;

@@ -74,6 +74,7 @@
 #include "lib/format/mdb/mdb_index_keys.h"
 #include "lib/index/index_builder.h"
 #include "lib/index/index_spec.h"
+#include "lib/util/cpu_ledger.h"
 #include "lib/util/status.h"
 
 namespace dirload {
@@ -84,6 +85,10 @@ namespace dirload::mdb {
 
 struct MdbIndexOptions {
   MdbKeyOptions keys;  // slapd.conf's index_* settings
+  // --stats: the sort method's CPU time by stage ("keys": entries decoded
+  // and keys made; "sort"; "write") and its threads (role "index"). May be
+  // null.
+  CpuLedger* ledger = nullptr;
   // Empty each index database first (slapindex); otherwise they must be empty.
   bool rebuild = false;
   // Puts per write transaction (bounds LMDB's dirty page list).
