@@ -27,8 +27,9 @@
 # consumers are (refresh: the second one refreshes from the first), the
 # change load split between them; the consumers replicate from the first.
 # Writes OUT/replica-seed.csv (one line per mode and consumer), OUT/replica-
-# seed.md (the table) and OUT/replica-seed.png (gnuplot), and prints the
-# table. Consumers run as slapd does by default: every write synced.
+# seed.md (the table), OUT/replica-seed.png (gnuplot) and each consumer's
+# compare report (OUT/compare-MODE-NODE.txt), and prints the table.
+# Consumers run as slapd does by default: every write synced.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -327,7 +328,7 @@ for mode in ${modes//,/ }; do
       sed -n 's/^content: \([0-9a-f]*\).*/\1/p')
     set +e
     "$dirload" compare -f "$work/$name.conf" -b "$suffix" --with-config "$work/provider1.conf" \
-      --with-suffix "$suffix" --examples 3 > "$work/$name.compare" 2>&1
+      --with-suffix "$suffix" --examples 3 > "$out/compare-$mode-$name.txt" 2>&1
     rc=$?
     set -e
     case $rc in 0) verdict=equal ;; 1) verdict=different ;; *) verdict="error-$rc" ;; esac
