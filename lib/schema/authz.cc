@@ -83,6 +83,26 @@ bool LooksLikeLdapUrl(std::string_view v) {
 }  // namespace
 
 Status NormalizeAuthz(const Schema& schema, std::string_view value, std::string* out) {
+  // authzTo and authzFrom are X-ORDERED 'VALUES': a leading "{N}" gives the
+  // value's place and stays in front of the normalised rest, as slapd's
+  // ordered_value_normalize keeps it.
+  if (!value.empty() && value[0] == '{') {
+    const size_t close = value.find('}');
+    const std::string_view index =
+        close == std::string_view::npos ? std::string_view() : value.substr(1, close - 1);
+    const bool numeric = !index.empty() &&
+                         index.find_first_not_of("0123456789 ") == std::string_view::npos &&
+                         index.find_first_of("0123456789") != std::string_view::npos;
+    if (numeric) {
+      std::string rest;
+      if (close + 1 < value.size()) {
+        DIRLOAD_RETURN_IF_ERROR(NormalizeAuthz(schema, value.substr(close + 1), &rest));
+      }
+      out->assign(value.substr(0, close + 1));
+      out->append(rest);
+      return Status::Ok();
+    }
+  }
   if (StartsWithIgnoreCase(value, "dn")) {
     std::string_view rest = value.substr(2);
     std::string_view prefix = "dn:";

@@ -12,7 +12,9 @@
 //   a plain DN             "dn:" + normalised DN
 //   ldap:///BASE??SCOPE?FILTER  as written: slapd rewrites the URL with its
 //                          filter normalised, which dirload does not do
-// Spaces after the style's colon are skipped, as slapd skips them.
+// Spaces after the style's colon are skipped, as slapd skips them. A
+// leading "{N}" (the attributes are X-ORDERED 'VALUES') is kept as written
+// in front of the normalised rest.
 //
 // Thread safety: a pure function; the Schema is only read.
 #pragma once

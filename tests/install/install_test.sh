@@ -21,7 +21,7 @@ prefix=$work/prefix
   { cat "$work/log" >&2; fail "cmake --install failed"; }
 
 expected=(bin/dirload bin/dirload-gen share/bash-completion/completions/dirload)
-for page in dirload dirload-add dirload-cat dirload-index dirload-modify dirload-recover \
+for page in dirload dirload-add dirload-cat dirload-compare dirload-index dirload-modify dirload-recover \
   dirload-schema-check dirload-search dirload-stat dirload-verify; do
   expected+=("share/man/man8/$page.8.gz")
 done

@@ -364,6 +364,11 @@ TEST_CASE("authzMatch: authzTo / authzFrom rules as slapd's authzNormalize gives
         "group/groupOfUniqueNames/uniqueMember:cn=g2,dc=example,dc=com");
   CHECK(Key("authzMatch", "group:cn=G3, dc=example,dc=com") == "group:cn=g3,dc=example,dc=com");
   CHECK(Key("authzMatch", "cn=Plain,dc=Example,dc=com") == "dn:cn=plain,dc=example,dc=com");
+  // X-ORDERED 'VALUES': the place in front stays as written (OpenLDAP's
+  // regression data for ITS#9863 gives one).
+  CHECK(Key("authzMatch", "{0}dn.regex:^(.+,)+dc=example,dc=com$") ==
+        "{0}dn.regex:^(.+,)+dc=example,dc=com$");
+  CHECK(Key("authzMatch", "{12}dn.exact:CN=X,dc=Example") == "{12}dn:cn=x,dc=example");
   // What slapd's authz syntax refuses.
   CHECK(Fails("authzMatch", "dn.base:cn=x"));
   CHECK(Fails("authzMatch", "dnx:cn=x"));
