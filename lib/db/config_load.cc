@@ -276,10 +276,19 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
     auto [it, added] = index.emplace(k, out.attributes.size());
     if (added) out.attributes.push_back({written, {}});
     std::string v = value;
-    if (semi == std::string::npos && EqualsIgnoreCase(*canonical, rdn_type) &&
-        EqualsIgnoreCase(v, original_rdn_value)) {
-      v = rdn_value;  // the naming value follows the RDN's number
-      naming_found = true;
+    // The naming value as given, or without the "{N}" the RDN gives it
+    // (olcDatabase={1}mdb with olcDatabase: mdb: slapd keeps that value as
+    // given).
+    const std::optional<std::pair<long, size_t>> rdn_prefix = OrderPrefix(original_rdn_value);
+    if (semi == std::string::npos && EqualsIgnoreCase(*canonical, rdn_type)) {
+      if (EqualsIgnoreCase(v, original_rdn_value)) {
+        v = rdn_value;  // the naming value follows the RDN's number
+        naming_found = true;
+      } else if (rdn_prefix && !OrderPrefix(v) &&
+                 EqualsIgnoreCase(
+                     v, std::string_view(original_rdn_value).substr(rdn_prefix->second))) {
+        naming_found = true;
+      }
     }
     out.attributes[it->second].values.push_back(std::move(v));
   }

@@ -193,6 +193,33 @@ TEST_CASE("add -n 0: two cn=module entries, and a child naming its parent as num
   CHECK_MESSAGE(again.err.find("given twice") != std::string::npos, again.Describe());
 }
 
+TEST_CASE("add -n 0: olcDatabase={1}mdb named by olcDatabase: mdb keeps that value") {
+  // test064-constraint's form; slapd keeps the naming value as given.
+  DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
+  TempDir dir;
+  fs::create_directories(dir.File("db"));
+  const std::string ldif =
+      dir.Write("config.ldif",
+                "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n\n"
+                "dn: olcDatabase=config,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "olcDatabase: config\n\n"
+                "dn: cn=module,cn=config\nobjectClass: olcModuleList\ncn: module\n"
+                "olcModulePath: /usr/lib/ldap\nolcModuleLoad: back_mdb.la\n\n"
+                "dn: olcDatabase={1}mdb,cn=config\nobjectClass: olcDatabaseConfig\n"
+                "objectClass: olcmdbConfig\nolcDatabase: mdb\nolcSuffix: dc=example,dc=com\n"
+                "olcDbDirectory: " +
+                    dir.File("db") + "\n");
+  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
+  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
+  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
+  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  CHECK(want["cn=config/olcDatabase={1}mdb.ldif"].find("\nolcDatabase: mdb\n") !=
+        std::string::npos);
+  CHECK(Tree(dir.File("dirload.d")) == want);
+}
+
 TEST_CASE("add -n 0 refuses a cn=schema,cn=config with attribute types but no classes") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
   TempDir dir;
