@@ -69,15 +69,13 @@ Result<LoadRouting> PlanLoadRouting(const SlapdConfig& config, std::optional<int
     auto it = subordinates_of.find(selected->number);
     if (it != subordinates_of.end()) {
       for (const SlapdDatabase* sub : it->second) {
+        plan.glued.push_back({sub->number, sub->suffixes[0]});
         if (!sub->supported()) {
-          return Status::Unsupported(Name(*sub) + ", glued below " + Name(*selected) + ", is a " +
-                                     sub->type +
-                                     " database, which dirload does not load (-g loads the "
-                                     "selected database alone)")
-              .WithOrigin(ErrorOrigin::kConfiguration);
+          plan.unloadable.emplace_back(sub->number, Name(*sub) + " is a " + sub->type +
+                                                        " database, which dirload does not load");
+          continue;
         }
         plan.databases.push_back(sub->number);
-        plan.glued.push_back({sub->number, sub->suffixes[0]});
       }
     }
   }

@@ -47,6 +47,10 @@ struct LoadRouting {
   // selected database holds goes to the one of these whose suffix holds it
   // most closely, if any. Empty unless glued.
   std::vector<SuffixOwner> glued;
+  // Glued subordinates dirload does not load (back-ldap, ...), with why: an
+  // entry that goes to one is refused, as slapadd fails to put it there;
+  // the others load.
+  std::vector<std::pair<int, std::string>> unloadable;
 };
 
 // Plans the load as slapadd would (see above). `use_glue` is false with -g.

@@ -99,7 +99,7 @@ Result<std::unique_ptr<GluedLoad>> GluedLoad::Begin(const OpenOptions& open,
     const std::optional<std::string>& dn = d.suffix ? d.suffix : d.select_dn;
     DIRLOAD_ASSIGN_OR_RETURN(LoadRouting p,
                              PlanLoadRouting(*config, d.database_number, dn, use_glue));
-    if (p.databases.size() > 1 || NestedHolder(p)) plan = std::move(p);
+    if (p.databases.size() > 1 || !p.unloadable.empty() || NestedHolder(p)) plan = std::move(p);
   }
   if (!plan) {
     // One database, whose suffix alone decides what it takes.
@@ -142,6 +142,7 @@ Result<std::unique_ptr<GluedLoad>> GluedLoad::Begin(const OpenOptions& open,
   load->routing_holders_ = std::move(holders);
   load->routing_glued_ = std::move(glued);
   load->selected_ = plan->selected;
+  load->routing_unloadable_ = plan->unloadable;
   return load;
 }
 
@@ -180,7 +181,8 @@ Result<LoadSummary> GluedLoad::Run() {
       const ResolvedDatabase& selected = members_.back().db->config();
       o.lastmod = selected.lastmod;
       if (o.load.rootdn.empty()) o.load.rootdn = selected.rootdn;
-      o.load.router.emplace(routing_holders_, *selected_, routing_glued_, number);
+      o.load.router.emplace(routing_holders_, *selected_, routing_glued_, number,
+                            routing_unloadable_);
       if (number == *selected_) {
         o.load.other_csns = other_csns;
       } else if (o.load.write_context_csn || !o.load.remove_sids.empty()) {

@@ -78,6 +78,7 @@ class GluedLoad {
   std::optional<int> selected_;
   std::vector<RecordRouter::Owner> routing_holders_;
   std::vector<RecordRouter::Owner> routing_glued_;
+  std::vector<std::pair<int, std::string>> routing_unloadable_;
 };
 
 }  // namespace dirload

@@ -6,8 +6,8 @@
 namespace dirload {
 
 RecordRouter::RecordRouter(std::vector<Owner> holders, int selected, std::vector<Owner> glued,
-                           int loading)
-    : selected_(selected), loading_(loading) {
+                           int loading, std::vector<std::pair<int, std::string>> unloadable)
+    : unloadable_(std::move(unloadable)), selected_(selected), loading_(loading) {
   for (Owner& h : holders) {
     if (h.database == selected && selected_suffix_.empty()) selected_suffix_ = h.suffix;
     holders_.push_back({h.database, std::move(h.suffix), {}});
@@ -62,6 +62,12 @@ RecordRouter::Verdict RecordRouter::Route(std::string_view ndn, std::string* why
       target = g.database;
       closest = g.nsuffix.size();
     }
+  }
+  for (const auto& [database, reason] : unloadable_) {
+    if (database != target) continue;
+    if (!selected_pass()) return Verdict::kElsewhere;
+    *why = "goes to " + reason;
+    return Verdict::kRefused;
   }
   return target == loading_ ? Verdict::kHere : Verdict::kElsewhere;
 }

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/util/status.h"
@@ -27,7 +28,10 @@ class RecordRouter {
   // `holders`: select_backend's candidates in configuration order;
   // `selected`: the database the load selected; `glued`: its subordinates
   // this load writes; `loading`: the database of this pass.
-  RecordRouter(std::vector<Owner> holders, int selected, std::vector<Owner> glued, int loading);
+  // `unloadable`: glued databases no pass loads, with why; their entries
+  // are refused.
+  RecordRouter(std::vector<Owner> holders, int selected, std::vector<Owner> glued, int loading,
+               std::vector<std::pair<int, std::string>> unloadable = {});
 
   // Normalizes the suffixes as `checker` normalizes the records' DNs.
   Status Prepare(const EntryChecker& checker);
@@ -50,6 +54,7 @@ class RecordRouter {
   };
   std::vector<Normalized> holders_;
   std::vector<Normalized> glued_;
+  std::vector<std::pair<int, std::string>> unloadable_;
   int selected_;
   int loading_;
   std::string selected_suffix_;

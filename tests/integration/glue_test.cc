@@ -309,6 +309,58 @@ TEST_CASE("glue oracle: cat writes the glued tree and index rebuilds it as slapc
   CHECK(by_slapindex.find("-- cn\n") != std::string::npos);
 }
 
+TEST_CASE("glue oracle: a glued subordinate of another backend takes no entry, as in slapadd") {
+  DIRLOAD_SKIP_WITHOUT_OPENLDAP();
+  if (!fs::exists("/usr/lib/ldap/back_ldap.la")) {
+    MESSAGE("skipped: back_ldap is not installed");
+    return;
+  }
+  // OpenLDAP's test029-ldapglue: back-ldap subordinates below an mdb
+  // superior, and an input that holds the superior's entries only.
+  TempDir tmp;
+  const std::string top = tmp.File("top");
+  fs::create_directories(top);
+  testing::SlapdConf conf;
+  conf.LoadBackMdb().ModuleLoad("back_ldap").Include(testing::kExampleSchemas);
+  conf.Database("ldap").Suffix("ou=Remote,dc=example,dc=com").Line("subordinate");
+  conf.Line("uri ldap://127.0.0.1:9/");
+  conf.Database("mdb").Suffix(kTop).Directory(top).MaxSize(67108864).Index("objectClass eq");
+  const std::string file = conf.Write(tmp, "slapd.conf");
+  const std::string local = tmp.Write(
+      "local.ldif",
+      "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\ndc: example\n"
+      "o: E\nentryUUID: 00000000-0000-1000-8000-000000000001\n"
+      "createTimestamp: 20250101000000Z\nentryCSN: 20250101000000.000001Z#000000#000#000000\n"
+      "modifyTimestamp: 20250101000000Z\n\n");
+  auto empty = [&] {
+    fs::remove_all(top);
+    fs::create_directories(top);
+  };
+  RunResult sa = testing::RunSlapadd({"-f", file, "-q", "-l", local}, 60);
+  REQUIRE_MESSAGE(sa.exit_code == 0, sa.Describe());
+  const std::string slapadd_db = testing::MdbDump(top, "id2e") + testing::MdbDump(top, "dn2i");
+  empty();
+  RunResult da = RunDirload({"add", "-f", file, "-q", "--progress", "never", "-l", local}, 60);
+  REQUIRE_MESSAGE(da.exit_code == 0, da.Describe());
+  CHECK(testing::FirstDifference(testing::MdbDump(top, "id2e") + testing::MdbDump(top, "dn2i"),
+                                 slapadd_db) == "");
+  // An entry for the back-ldap database: slapadd cannot put it there.
+  const std::string remote = tmp.Write(
+      "remote.ldif", testing::ReadFile(local) +
+                         "dn: ou=Remote,dc=example,dc=com\nobjectClass: organizationalUnit\n"
+                         "ou: Remote\n\n");
+  empty();
+  sa = testing::RunSlapadd({"-f", file, "-q", "-l", remote}, 60);
+  CHECK(sa.exit_code != 0);
+  empty();
+  da = RunDirload({"add", "-f", file, "-q", "--progress", "never", "-l", remote}, 60);
+  CHECK(da.exit_code == 1);
+  CHECK_MESSAGE(da.err.find("remote.ldif:11: ou=Remote,dc=example,dc=com: goes to database 1") !=
+                    std::string::npos,
+                da.err);
+  CHECK(da.err.find("a ldap database, which dirload does not load") != std::string::npos);
+}
+
 TEST_CASE("glue: nested suffixes without 'subordinate' are not glued") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP();
   Tree t;
