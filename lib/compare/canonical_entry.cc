@@ -8,20 +8,6 @@
 namespace dirload {
 namespace {
 
-void PutU64(uint64_t v, Sha1* h) {
-  char b[8];
-  for (int i = 7; i >= 0; --i) {
-    b[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
-  h->Update(std::string_view(b, 8));
-}
-
-void PutString(std::string_view s, Sha1* h) {
-  PutU64(s.size(), h);
-  h->Update(s);
-}
-
 // 'DN', for messages.
 std::string Quoted(std::string_view dn) {
   std::string out;
@@ -130,12 +116,12 @@ Status EntryCanonicalizer::FromRecord(const ldif::Record& record, CanonicalEntry
 
 Sha1::Digest EntryHash(const CanonicalEntry& entry) {
   Sha1 h;
-  PutString("dirload-entry-1", &h);
-  PutString(entry.ndn, &h);
+  h.UpdateString("dirload-entry-1");
+  h.UpdateString(entry.ndn);
   for (const CanonicalAttribute& a : entry.attributes) {
-    PutString(a.description, &h);
-    PutU64(a.sorted.size(), &h);
-    for (const std::string& v : a.sorted) PutString(v, &h);
+    h.UpdateString(a.description);
+    h.UpdateU64(a.sorted.size());
+    for (const std::string& v : a.sorted) h.UpdateString(v);
   }
   return h.Final();
 }

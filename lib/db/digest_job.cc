@@ -4,23 +4,7 @@
 #include "lib/schema/dn.h"
 
 namespace dirload {
-namespace {
-
-void PutU64(uint64_t v, Sha1* h) {
-  char b[8];
-  for (int i = 7; i >= 0; --i) {
-    b[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
-  h->Update(std::string_view(b, 8));
-}
-
-void PutString(std::string_view s, Sha1* h) {
-  PutU64(s.size(), h);
-  h->Update(s);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<DatabaseDigest> DigestDatabase(Database* db) {
   DatabaseDigest d;
@@ -47,14 +31,14 @@ Result<DatabaseDigest> DigestDatabase(Database* db) {
     return Status::Ok();
   }));
   Sha1 content;
-  PutString("dirload-content-1", &content);
-  PutU64(d.entries, &content);
+  content.UpdateString("dirload-content-1");
+  content.UpdateU64(d.entries);
   content.Update(
       std::string_view(reinterpret_cast<const char*>(sum.value().data()), sum.value().size()));
   d.content = content.Final();
 
   Sha1 indexes;
-  PutString("dirload-indexes-1", &indexes);
+  indexes.UpdateString("dirload-indexes-1");
   std::string last_table;
   DIRLOAD_RETURN_IF_ERROR(db->ForEachIndexList(
       [&](std::string_view table, std::string_view key, std::span<const uint64_t> ids) {
@@ -63,16 +47,16 @@ Result<DatabaseDigest> DigestDatabase(Database* db) {
           last_table.assign(table);
         }
         ++d.index_keys;
-        PutString(table, &indexes);
-        PutString(key, &indexes);
-        PutU64(ids.size(), &indexes);
-        for (uint64_t id : ids) PutU64(id, &indexes);
+        indexes.UpdateString(table);
+        indexes.UpdateString(key);
+        indexes.UpdateU64(ids.size());
+        for (uint64_t id : ids) indexes.UpdateU64(id);
         return Status::Ok();
       }));
   d.indexes = indexes.Final();
 
   Sha1 all;
-  PutString("dirload-digest-1", &all);
+  all.UpdateString("dirload-digest-1");
   all.Update(std::string_view(reinterpret_cast<const char*>(d.content.data()), d.content.size()));
   all.Update(std::string_view(reinterpret_cast<const char*>(d.indexes.data()), d.indexes.size()));
   d.digest = all.Final();

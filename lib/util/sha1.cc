@@ -71,6 +71,15 @@ void Sha1::Update(std::string_view bytes) {
   buffered_ = n;
 }
 
+void Sha1::UpdateU64(uint64_t v) {
+  char b[8];
+  for (int i = 7; i >= 0; --i) {
+    b[i] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  Update(std::string_view(b, 8));
+}
+
 Sha1::Digest Sha1::Final() {
   // Padding (5.1.1): a 1 bit, zeros up to 56 bytes mod 64, then the message
   // length in bits as a 64-bit big-endian number.

@@ -21,6 +21,14 @@ class Sha1 {
 
   // Adds `bytes` to the message. REQUIRES: Final() not called yet.
   void Update(std::string_view bytes);
+  // Adds `v` as 8 bytes, most significant first.
+  void UpdateU64(uint64_t v);
+  // Adds the length of `bytes` (UpdateU64), then the bytes: a sequence of
+  // such strings hashes the same only when every string is the same.
+  void UpdateString(std::string_view bytes) {
+    UpdateU64(bytes.size());
+    Update(bytes);
+  }
   // Pads the message and returns its digest; the object is spent.
   Digest Final();
 
