@@ -61,9 +61,14 @@ Result<LoadRouting> PlanLoadRouting(const SlapdConfig& config, std::optional<int
   LoadRouting plan;
   plan.selected = selected->number;
   plan.databases.push_back(selected->number);
+  const std::string selected_suffix =
+      selected->suffixes.empty() ? std::string() : selected->suffixes[0];
   for (const SlapdDatabase& db : config.databases) {
     if (whole_tree && db.subordinate) continue;
-    for (const std::string& s : db.suffixes) plan.holders.push_back({db.number, s});
+    for (const std::string& s : db.suffixes) {
+      plan.holders.push_back({db.number, s});
+      if (db.number != selected->number && compare.Holds(selected_suffix, s)) plan.nested = true;
+    }
   }
   if (whole_tree) {
     auto it = subordinates_of.find(selected->number);

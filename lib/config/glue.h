@@ -51,6 +51,10 @@ struct LoadRouting {
   // entry that goes to one is refused, as slapadd fails to put it there;
   // the others load.
   std::vector<std::pair<int, std::string>> unloadable;
+  // Another database's suffix lies inside the selected one's: its entries
+  // are slapd's to give to it, so records must be routed even when one
+  // database is loaded.
+  bool nested = false;
 };
 
 // Plans the load as slapadd would (see above). `use_glue` is false with -g.

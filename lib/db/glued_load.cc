@@ -54,21 +54,6 @@ Result<UniqueFd> SpoolStandardInput() {
   return fd;
 }
 
-// Whether a database other than the selected one holds a suffix inside the
-// selected one's: entries there are slapd's to give to it, so each record
-// must be routed even when one database is loaded.
-bool NestedHolder(const LoadRouting& plan) {
-  std::string selected;
-  for (const SuffixOwner& h : plan.holders) {
-    if (h.database == plan.selected) selected = h.suffix;
-  }
-  const SuffixComparer compare;
-  for (const SuffixOwner& h : plan.holders) {
-    if (h.database != plan.selected && compare.Holds(selected, h.suffix)) return true;
-  }
-  return false;
-}
-
 void AddUp(const LoadSummary& part, LoadSummary* total) {
   total->records_read += part.records_read;
   total->entries_loaded += part.entries_loaded;
@@ -99,7 +84,7 @@ Result<std::unique_ptr<GluedLoad>> GluedLoad::Begin(const OpenOptions& open,
     const std::optional<std::string>& dn = d.suffix ? d.suffix : d.select_dn;
     DIRLOAD_ASSIGN_OR_RETURN(LoadRouting p,
                              PlanLoadRouting(*config, d.database_number, dn, use_glue));
-    if (p.databases.size() > 1 || !p.unloadable.empty() || NestedHolder(p)) plan = std::move(p);
+    if (p.databases.size() > 1 || !p.unloadable.empty() || p.nested) plan = std::move(p);
   }
   if (!plan) {
     // One database, whose suffix alone decides what it takes.
