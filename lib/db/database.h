@@ -93,6 +93,9 @@ class Database {
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) {
     return reader_->ForEachEntry(selection, callback);
   }
+  bool ValuesOutliveCallback(const EntrySelection* selection) const {
+    return reader_->ValuesOutliveCallback(selection);
+  }
   // An exact search (lib/format/format.h). An empty base is the root above
   // the database, as in lib/search/search.h; a caller that means the suffix
   // (as slapcat reads an empty base) passes suffix().

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -34,73 +35,98 @@ struct Verdict {
 // slapd's format, the checks the rest, and slapschema's single thread would
 // otherwise be the measure of a database's check.
 //
-// A batch holds its entries as the database gave them, copied into one
-// buffer (the views ForEachEntry gives die with the callback): a DN and a
-// run of (description id, value) per entry.
+// A batch holds each entry's DN and its values' views. The views
+// ForEachEntry gives die with the callback unless the format keeps them for
+// the whole scan (slapd's format: they point into the map); otherwise their
+// bytes are copied into the batch's chunks, which never move.
 struct Batch {
-  struct Span {
-    uint32_t offset = 0;
-    uint32_t length = 0;
-  };
   struct Entry {
-    Span dn;
+    std::string_view dn;
     uint32_t first_value = 0;
     uint32_t values = 0;
     uint32_t first_normalized = 0;  // in `normalized`, or kNone
   };
-  static constexpr uint32_t kNone = UINT32_MAX;  // no normalized copies
+  static constexpr uint32_t kNone = UINT32_MAX;  // the format keeps no normalized copies
   uint64_t sequence = 0;
   size_t size = 0;
-  std::string bytes;
   std::vector<Entry> entries;
-  std::vector<std::pair<uint32_t, Span>> values;
-  // The entries' normalized copies (EntryView::normalized), kNone offsets
-  // for the values that have none.
-  std::vector<Span> normalized;
+  std::vector<ValueRef> values;
+  // The entries' normalized copies (EntryView::normalized) of the values
+  // that could name the entry, null views for the others.
+  std::vector<std::string_view> normalized;
   std::vector<Verdict> verdicts;
   bool checked = false;
 
   void Clear() {
     size = 0;
-    bytes.clear();
+    chunk_ = 0;
+    used_ = 0;
     entries.clear();
     values.clear();
     normalized.clear();
     checked = false;
   }
-  Span Copy(std::string_view s) {
-    Span span{static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(s.size())};
-    bytes.append(s);
-    return span;
+  std::string_view Copy(std::string_view s) {
+    if (s.empty()) return std::string_view("", 0);
+    if (chunk_ == chunks_.size() || used_ + s.size() > chunks_[chunk_].size) {
+      if (chunk_ < chunks_.size() && used_ > 0) ++chunk_;
+      while (chunk_ < chunks_.size() && chunks_[chunk_].size < s.size()) ++chunk_;
+      if (chunk_ == chunks_.size()) {
+        const size_t size = std::max(kChunkBytes, s.size());
+        chunks_.push_back({std::make_unique<char[]>(size), size});
+      }
+      used_ = 0;
+    }
+    char* at = chunks_[chunk_].bytes.get() + used_;
+    std::memcpy(at, s.data(), s.size());
+    used_ += s.size();
+    return std::string_view(at, s.size());
   }
   // `naming(k)`: whether value k could name the entry, the one kind of
-  // value whose normalized copy the check reads.
+  // value whose normalized copy the check reads. `stable`: the views
+  // outlive the scan's callback.
   template <typename Naming>
-  void Add(const EntryView& e, const Naming& naming) {
+  void Add(const EntryView& e, bool stable, const Naming& naming) {
     entries.push_back({Copy(e.dn), static_cast<uint32_t>(values.size()),
                        static_cast<uint32_t>(e.values.size()),
                        e.normalized.empty() ? kNone : static_cast<uint32_t>(normalized.size())});
-    for (const ValueRef& v : e.values) values.emplace_back(v.description, Copy(v.value));
+    if (stable) {
+      values.insert(values.end(), e.values.begin(), e.values.end());
+    } else {
+      for (const ValueRef& v : e.values) values.push_back({v.description, Copy(v.value)});
+    }
     for (size_t k = 0; k < e.normalized.size(); ++k) {
       const std::string_view n = e.normalized[k];
-      normalized.push_back(n.data() == nullptr || !naming(k) ? Span{kNone, 0} : Copy(n));
+      if (n.data() == nullptr || !naming(k)) {
+        normalized.emplace_back();
+      } else {
+        normalized.push_back(stable ? n : Copy(n));
+      }
     }
     ++size;
   }
-  std::string_view View(Span s) const { return std::string_view(bytes).substr(s.offset, s.length); }
-  // Entry i as a view into the batch's buffer.
+  // Entry i as a view into the batch.
   void Get(size_t i, EntryView* out) const {
     const Entry& e = entries[i];
-    out->dn = View(e.dn);
-    out->values.clear();
-    out->normalized.clear();
-    for (uint32_t k = e.first_value; k < e.first_value + e.values; ++k) {
-      out->values.push_back({values[k].first, View(values[k].second)});
-      if (e.first_normalized == kNone) continue;
-      const Span n = normalized[e.first_normalized + (k - e.first_value)];
-      out->normalized.push_back(n.offset == kNone ? std::string_view() : View(n));
+    out->dn = e.dn;
+    out->values.assign(values.begin() + e.first_value, values.begin() + e.first_value + e.values);
+    if (e.first_normalized != kNone) {
+      out->normalized.assign(normalized.begin() + e.first_normalized,
+                             normalized.begin() + e.first_normalized + e.values);
+    } else {
+      out->normalized.clear();
     }
   }
+
+ private:
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  struct Chunk {
+    std::unique_ptr<char[]> bytes;
+    size_t size = 0;
+  };
+  std::vector<Chunk> chunks_;
+  size_t chunk_ = 0;  // the chunk being filled
+  size_t used_ = 0;   // its bytes in use
 };
 
 // Which values of an entry could name it: those of its leftmost RDN's
@@ -339,10 +365,11 @@ Result<SchemaCheckSummary> CheckSchema(Database* db, const SchemaCheckOptions& o
   // What stops the scan at the first problem without -c: not an error.
   const Status stop = Status::Internal("schema-check stopped at its first problem");
   Status drained;
+  const bool stable = db->ValuesOutliveCallback(options.selection);
   std::unique_ptr<Batch> filling = checking.Free();
   Status scanned = db->ForEachEntry(options.selection, [&](const EntryView& e) -> Status {
     naming.Find(e);
-    filling->Add(e, [&](size_t k) { return naming.Names(k); });
+    filling->Add(e, stable, [&](size_t k) { return naming.Names(k); });
     if (filling->size < CheckingThreads::kBatchEntries) return Status::Ok();
     checking.Submit(std::move(filling));
     Result<bool> go_on = drain(Drain::kUntilFree);

@@ -87,6 +87,13 @@ class FormatReader {
   // selection is a search (lib/search/search.h) over the format's
   // SearchSource.
   virtual Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) = 0;
+  // Whether the views of values and normalized copies that ForEachEntry
+  // gives (not the DN's) stay valid until it returns, so that a caller may
+  // hand a batch of entries to other threads without copying their bytes.
+  virtual bool ValuesOutliveCallback(const EntrySelection* selection) const {
+    (void)selection;
+    return false;
+  }
   // An exact search, run by lib/search/search.h over the format's
   // SearchSource: indexes propose, every candidate is checked. The
   // request's `indexes` is ignored: UsableIndexes() are used unless

@@ -394,9 +394,19 @@ Status EntryChecker::CheckValue(const DescriptionInfo& info, std::string_view de
   const bool time_rule = eq != nullptr && eq->normalizer == Normalizer::kGeneralizedTime &&
                          info.type->syntax != nullptr &&
                          info.type->syntax->kind == SyntaxKind::kGeneralizedTime;
+  const bool normalize = eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
+                         NormalizationCanFail(eq->normalizer, value);
+  RecentValue* recent = nullptr;
+  if (normalize) {
+    if (recent_.size() <= info.canonical) recent_.resize(info.canonical + 1);
+    recent = &recent_[info.canonical];
+    if (recent->valid && recent->value == value) {
+      if (recent->has_norm) NewNorm(norm)->assign(recent->norm);
+      return Status::Ok();
+    }
+  }
   Status valid = dn_rule || time_rule ? Status::Ok() : ValidateValue(*info.type, value);
-  if (valid.ok() && eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
-      NormalizationCanFail(eq->normalizer, value)) {
+  if (valid.ok() && normalize) {
     // Kept: the duplicate check and the format's normalized copies use it.
     valid = dn_rule ? dns_.Normalize(value, NewNorm(norm))
                     : NormalizeEquality(*schema_, *info.type, value, NewNorm(norm));
@@ -406,7 +416,15 @@ Status EntryChecker::CheckValue(const DescriptionInfo& info, std::string_view de
       if (time_rule) valid = ValidateValue(*info.type, value);
     }
   }
-  if (valid.ok()) return Status::Ok();
+  if (valid.ok()) {
+    if (recent != nullptr) {
+      recent->valid = true;
+      recent->value.assign(value);
+      recent->has_norm = *norm >= 0;
+      if (recent->has_norm) recent->norm.assign(norms_[static_cast<size_t>(*norm)]);
+    }
+    return Status::Ok();
+  }
   // The schema's messages mostly name the attribute already.
   if (valid.message().rfind("attribute '", 0) == 0) {
     return Violation(SchemaViolation::kInvalidAttributeSyntax,

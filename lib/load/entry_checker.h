@@ -202,6 +202,17 @@ class EntryChecker {
   // A fresh slot of norms_ (kept from entry to entry) and its index.
   std::string* NewNorm(int32_t* index);
   std::vector<std::string> norms_;
+  // CheckValue's memory of the last value it normalized and passed, per
+  // canonical description: directories repeat names and times entry after
+  // entry (creatorsName, the timestamps of one second), and a repeat needs
+  // no second normalization.
+  struct RecentValue {
+    bool valid = false;
+    bool has_norm = false;
+    std::string value;
+    std::string norm;
+  };
+  std::vector<RecentValue> recent_;
   size_t norms_used_ = 0;
   static constexpr uint32_t kFromDn = UINT32_MAX;
   std::vector<Present> present_;
