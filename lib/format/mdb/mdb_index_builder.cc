@@ -548,8 +548,15 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     for (size_t i = 0; i < by_weight.size(); ++i) by_weight[i] = i;
     std::stable_sort(by_weight.begin(), by_weight.end(),
                      [&](size_t a, size_t b) { return cost(a) > cost(b); });
+    // The last group is written while the other thread has nothing left to
+    // scan: it gets the smallest share, so that this tail is short.
+    std::vector<double> share(group_count, 1.0);
+    if (group_count > 2) share.back() = 0.5;
     for (size_t ti : by_weight) {
-      size_t g = std::min_element(weight.begin(), weight.end()) - weight.begin();
+      size_t g = 0;
+      for (size_t k = 1; k < group_count; ++k) {
+        if (weight[k] / share[k] < weight[g] / share[g]) g = k;
+      }
       groups[g].targets.push_back(ti);
       weight[g] += cost(ti);
     }
