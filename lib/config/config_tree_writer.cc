@@ -215,4 +215,68 @@ Status WriteConfigTree(const std::string& dir, const std::vector<ConfigTreeEntry
   return Status::Ok();
 }
 
+Status AddToConfigTree(const std::string& dir, const std::vector<ConfigTreeEntry>& entries) {
+  std::error_code ec;
+  if (!fs::exists(dir + "/cn=config.ldif", ec)) {
+    return Status::NotFound(dir + "/cn=config.ldif: missing: no configuration to add to")
+        .WithOrigin(ErrorOrigin::kConfiguration);
+  }
+  for (const ConfigTreeEntry& e : entries) {
+    if (e.rdns.size() < 2) {
+      return Status::AlreadyExists(dir + "/cn=config.ldif: cn=config: the entry already exists")
+          .WithOrigin(ErrorOrigin::kInput);
+    }
+    for (const std::string& rdn : e.rdns) {
+      if (!SafeFileName(rdn)) {
+        return Status::Unsupported("'" + rdn +
+                                   "': a name back-ldif stores escaped ('/', ':', '\\', '.'); "
+                                   "dirload does not write such names")
+            .WithOrigin(ErrorOrigin::kConfiguration);
+      }
+    }
+  }
+  // Every file is written under a temporary name first and the directories
+  // made are remembered, so that an error removes what was added and the
+  // configuration stays as it was; the renames come last.
+  std::vector<std::string> made_dirs;
+  std::vector<std::pair<std::string, std::string>> written;  // (temporary, final)
+  auto undo = [&] {
+    for (const auto& [temp, final_path] : written) ::unlink(temp.c_str());
+    for (auto it = made_dirs.rbegin(); it != made_dirs.rend(); ++it) ::rmdir(it->c_str());
+  };
+  for (const ConfigTreeEntry& e : entries) {
+    const std::string path = dir + "/" + ConfigFilePath(e);
+    const std::string parent = path.substr(0, path.rfind('/'));
+    if (!fs::is_directory(parent, ec)) {
+      if (::mkdir(parent.c_str(), 0750) != 0) {
+        Status s = StorageError(Errno("mkdir", parent));
+        undo();
+        return s;
+      }
+      made_dirs.push_back(parent);
+    }
+    if (fs::exists(path, ec)) {
+      undo();
+      return Status::AlreadyExists(path + ": the entry already exists")
+          .WithOrigin(ErrorOrigin::kInput);
+    }
+    const std::string temp = parent + "/.dirload-new." + e.rdns.front();
+    Status st = WriteFile(temp, FormatConfigFile(e));
+    if (!st.ok()) {
+      undo();
+      return st;
+    }
+    written.emplace_back(temp, path);
+  }
+  for (size_t i = 0; i < written.size(); ++i) {
+    if (::rename(written[i].first.c_str(), written[i].second.c_str()) != 0) {
+      Status s = StorageError(Errno("rename to", written[i].second));
+      for (size_t j = 0; j < i; ++j) ::unlink(written[j].second.c_str());
+      undo();
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace dirload

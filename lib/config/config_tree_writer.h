@@ -63,4 +63,11 @@ Status CheckConfigDirectoryEmpty(const std::string& dir);
 // REQUIRES: entries[0] is cn=config and every entry comes after its parent.
 Status WriteConfigTree(const std::string& dir, const std::vector<ConfigTreeEntry>& entries);
 
+// Adds `entries` to the configuration DIR already holds (slapadd -n 0 into
+// a slapd.d with a configuration): a file per entry, the parent's directory
+// made when it has none. Refuses an entry whose file exists and cn=config
+// itself. Nothing is added unless every file is written.
+// REQUIRES: every entry comes after its parent or has it in DIR.
+Status AddToConfigTree(const std::string& dir, const std::vector<ConfigTreeEntry>& entries);
+
 }  // namespace dirload

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +11,7 @@
 #include "ldif/byte_source.h"
 #include "ldif/reader.h"
 #include "ldif/record.h"
+#include "lib/config/cn_config.h"
 #include "lib/config/config_schema.h"
 #include "lib/config/config_tree_writer.h"
 #include "lib/load/operational_attributes.h"
@@ -122,6 +124,41 @@ Result<std::vector<InputEntry>> ReadInput(const std::string& path) {
   return entries;
 }
 
+// The entries of a slapd.d tree, each with its RDNs as stored (own first,
+// from its file's path) and its values, its DN made whole.
+Result<std::vector<std::pair<std::vector<std::string>, InputEntry>>> ReadExisting(
+    const std::string& dir) {
+  DIRLOAD_ASSIGN_OR_RETURN(CnConfigTree tree, ReadCnConfigTree(dir));
+  std::vector<std::pair<std::vector<std::string>, InputEntry>> out;
+  for (const auto& [path, bytes] : tree.files) {
+    if (!path.ends_with(".ldif")) continue;
+    std::vector<std::string> rdns;
+    std::string_view rest(path.data(), path.size() - 5);
+    for (;;) {
+      const size_t slash = rest.find('/');
+      rdns.insert(rdns.begin(), std::string(rest.substr(0, slash)));
+      if (slash == std::string_view::npos) break;
+      rest.remove_prefix(slash + 1);
+    }
+    DIRLOAD_ASSIGN_OR_RETURN(std::vector<InputEntry> read, ReadInput(dir + "/" + path));
+    if (read.size() != 1) {
+      return Status::Corruption(dir + "/" + path + ": not one entry")
+          .WithOrigin(ErrorOrigin::kConfiguration);
+    }
+    InputEntry e = std::move(read.front());
+    e.dn.clear();
+    for (const std::string& r : rdns) e.dn += (e.dn.empty() ? "" : ",") + r;
+    Result<Dn> dn = ParseDn(e.dn);
+    if (!dn.ok()) {
+      return Status::Corruption(dir + "/" + path + ": " + dn.status().message())
+          .WithOrigin(ErrorOrigin::kConfiguration);
+    }
+    e.parsed = std::move(*dn);
+    out.emplace_back(std::move(rdns), std::move(e));
+  }
+  return out;
+}
+
 // RDN values dirload writes as file names unescaped.
 bool PlainRdnValue(std::string_view v) {
   if (v.empty() || v.front() == ' ' || v.back() == ' ' || v.front() == '#') return false;
@@ -136,6 +173,10 @@ class ConfigLoader {
         name_(options.ldif == "-" ? "<stdin>" : options.ldif) {}
 
   Result<ConfigTreeEntry> Take(const InputEntry& in);
+  // An entry the directory holds already, by its RDNs as stored (own
+  // first): a parent for the input's entries, and one more sibling of its
+  // kind, so that the numbering goes on after it as slapd's does.
+  void Existing(const std::vector<std::string>& rdns, const InputEntry& entry);
 
  private:
   struct Placed {
@@ -151,7 +192,16 @@ class ConfigLoader {
   std::string name_;
   // By the input's DN and by the DN written, lower case, RDNs joined.
   std::map<std::string, Placed> placed_;
-  std::set<std::string> written_;  // the DNs written, lower case, RDNs joined
+  std::set<std::string> written_;   // the DNs written, lower case, RDNs joined
+  std::set<std::string> existing_;  // the DNs the directory holds, the same way
+  // Modules loaded (by name, without directory and suffix) and overlays
+  // configured (database key -> overlay names), which slapd refuses twice.
+  std::set<std::string> modules_;
+  std::map<std::string, std::set<std::string>> overlays_;
+  // Records what `entry` loads or configures; an error when slapd already
+  // has it ("" for `where`: no error, for entries already stored).
+  // `parent`: the parent's RDN as stored.
+  Status Loaded(const InputEntry& entry, const std::string& parent, const std::string& where);
   std::map<std::string, std::map<std::string, long>> siblings_;  // parent key -> kind -> count
   bool seen_frontend_ = false;
   bool seen_config_ = false;
@@ -222,6 +272,80 @@ Result<std::string> ConfigLoader::PlaceRdn(const InputEntry& in, const std::stri
   return *type + "=" + *value;
 }
 
+void ConfigLoader::Existing(const std::vector<std::string>& rdns, const InputEntry& entry) {
+  // Only their names matter here: refused twice, as slapd refuses them.
+  if (rdns.size() > 1) (void)Loaded(entry, rdns[1], "");
+  auto join = [&](size_t from) {
+    std::string key;
+    for (size_t i = from; i < rdns.size(); ++i) {
+      if (!key.empty()) key += ',';
+      key += AsciiLowerCopy(rdns[i]);
+    }
+    return key;
+  };
+  const std::string key = join(0);
+  existing_.insert(key);
+  placed_[key] = Placed{rdns};
+  if (rdns.size() < 2) return;
+  const std::string parent = join(1);
+  const std::string own = AsciiLowerCopy(rdns[0]);
+  const size_t eq = own.find('=');
+  const std::string type = own.substr(0, eq);
+  const std::string value = eq == std::string::npos ? "" : own.substr(eq + 1);
+  std::map<std::string, long>& count = siblings_[parent];
+  if (type == "olcdatabase" || type == "olcoverlay") {
+    ++count[type];
+    if (type == "olcdatabase" && parent == "cn=config") {
+      seen_frontend_ |= value.ends_with("}frontend");
+      seen_config_ |= value.ends_with("}config");
+    }
+  } else if (type == "cn" && parent == "cn=schema,cn=config") {
+    ++count["schema"];
+  } else if (type == "cn" && parent == "cn=config") {
+    for (std::string_view kind : {"module", "include"}) {
+      if (value.starts_with(kind)) ++count[std::string(kind)];
+    }
+  }
+}
+
+// A value without its "{N}" prefix.
+std::string_view Unprefixed(std::string_view v) {
+  if (std::optional<std::pair<long, size_t>> p = OrderPrefix(v)) v.remove_prefix(p->second);
+  return v;
+}
+
+Status ConfigLoader::Loaded(const InputEntry& entry, const std::string& parent,
+                            const std::string& where) {
+  const Dn& dn = entry.parsed;
+  if (dn.size() < 2 || dn.rdns[0].size() != 1) return Status::Ok();
+  const Ava& own = dn.rdns[0][0];
+  if (EqualsIgnoreCase(own.type, "olcOverlay") && dn.size() == 3) {
+    const std::string db = AsciiLowerCopy(parent);
+    const std::string name = AsciiLowerCopy(Unprefixed(own.value));
+    if (!overlays_[db].insert(name).second && !where.empty()) {
+      return InputError(where, "overlay \"" + name + "\" already in list (slapd's overlay_config)");
+    }
+  }
+  if (dn.size() == 2 && EqualsIgnoreCase(own.type, "cn") &&
+      AsciiLowerCopy(own.value).starts_with("module")) {
+    for (const auto& [description, value] : entry.values) {
+      if (!EqualsIgnoreCase(description, "olcModuleLoad")) continue;
+      std::string_view v = Unprefixed(value);
+      // "/usr/lib/ldap/syncprov.la" and "syncprov" load the same module.
+      v = v.substr(0, v.find(' '));
+      if (const size_t slash = v.rfind('/'); slash != std::string_view::npos) {
+        v.remove_prefix(slash + 1);
+      }
+      if (const size_t dot = v.find('.'); dot != std::string_view::npos) v = v.substr(0, dot);
+      if (!modules_.insert(AsciiLowerCopy(v)).second && !where.empty()) {
+        return InputError(where,
+                          "module '" + std::string(v) + "' already loaded (slapd's module_load)");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
   const std::string where = name_ + ":" + std::to_string(in.line) + ": " + in.dn;
   const Dn& dn = in.parsed;
@@ -257,7 +381,13 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
     if (!written_key.empty()) written_key += ',';
     written_key += AsciiLowerCopy(r);
   }
+  if (existing_.count(written_key) != 0) {
+    // As slapadd refuses it: exit status 1, nothing written.
+    return Status::AlreadyExists(where + ": the entry already exists (the directory holds it)")
+        .WithOrigin(ErrorOrigin::kInput);
+  }
   if (!written_.insert(written_key).second) return InputError(where, "the entry is given twice");
+  if (out.rdns.size() > 1) DIRLOAD_RETURN_IF_ERROR(Loaded(in, out.rdns[1], where));
   placed_[key] = Placed{out.rdns};
   placed_[written_key] = Placed{out.rdns};
 
@@ -335,6 +465,32 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
   return out;
 }
 
+// The first NAME of a schema definition, lower case ("" when none).
+std::string DefinitionName(std::string_view definition) {
+  const size_t name = definition.find("NAME");
+  if (name == std::string_view::npos) return "";
+  const size_t open = definition.find('\'', name);
+  if (open == std::string_view::npos) return "";
+  const size_t close = definition.find('\'', open + 1);
+  if (close == std::string_view::npos) return "";
+  return AsciiLowerCopy(definition.substr(open + 1, close - open - 1));
+}
+
+// Appends the definitions of `builtin` whose names `types` and `classes`
+// lack, in slapd's order.
+void AddMissingDefinitions(const ConfigSchemaDefinitions& builtin, std::vector<std::string>* types,
+                           std::vector<std::string>* classes) {
+  auto add = [](const std::vector<std::string>& from, std::vector<std::string>* to) {
+    std::set<std::string> have;
+    for (const std::string& d : *to) have.insert(DefinitionName(d));
+    for (const std::string& d : from) {
+      if (have.insert(DefinitionName(d)).second) to->push_back(d);
+    }
+  };
+  add(builtin.attribute_types, types);
+  add(builtin.object_classes, classes);
+}
+
 Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std::string& name) {
   bool has_schema_entry = false;
   for (const InputEntry& e : entries) {
@@ -357,6 +513,10 @@ Result<ConfigSchema> SchemaOf(const std::vector<InputEntry>& entries, const std:
       classes = std::move(builtin.object_classes);
     }
     if (types.empty() || classes.empty()) break;
+    // The entry lists what slapd had loaded when it was written; a module
+    // loaded since (an overlay's cn=module added with it) brings its own
+    // definitions, which slapd's built-in list holds.
+    AddMissingDefinitions(BuiltinConfigSchemaDefinitions(), &types, &classes);
     Result<ConfigSchema> s = ConfigSchema::FromDefinitions(types, classes);
     if (!s.ok()) {
       return InputError(name + ":" + std::to_string(e.line) + ": " + e.dn, s.status().message());
@@ -430,17 +590,28 @@ bool SelectsConfigDatabase(const DatabaseOptions& o) {
 }
 
 Result<ConfigLoadSummary> LoadConfigDatabase(const ConfigLoadOptions& options) {
-  // A configuration already there is refused before the input is read, as
-  // slapadd refuses at the first entry.
-  DIRLOAD_RETURN_IF_ERROR(CheckConfigDirectoryEmpty(options.dir));
+  // A directory that holds a configuration gets the input's entries added
+  // to it, as slapadd adds them (OpenLDAP's its8427 adds an overlay so);
+  // an empty one gets the whole tree.
+  std::error_code ec;
+  const bool adding = std::filesystem::exists(options.dir + "/cn=config.ldif", ec);
+  if (!adding) DIRLOAD_RETURN_IF_ERROR(CheckConfigDirectoryEmpty(options.dir));
+  std::vector<std::pair<std::vector<std::string>, InputEntry>> existing;
+  if (adding) {
+    DIRLOAD_ASSIGN_OR_RETURN(existing, ReadExisting(options.dir));
+  }
   DIRLOAD_ASSIGN_OR_RETURN(std::vector<InputEntry> input, ReadInput(options.ldif));
   const std::string name = options.ldif == "-" ? "<stdin>" : options.ldif;
   if (input.empty()) {
     return Status::InvalidArgument(name + ": no entries").WithOrigin(ErrorOrigin::kInput);
   }
-  DIRLOAD_ASSIGN_OR_RETURN(ConfigSchema schema, SchemaOf(input, name));
-  DIRLOAD_RETURN_IF_ERROR(AddDefaultFrontend(&input));
+  std::vector<InputEntry> schema_source;
+  for (const auto& [rdns, e] : existing) schema_source.push_back(e);
+  DIRLOAD_ASSIGN_OR_RETURN(ConfigSchema schema,
+                           adding ? SchemaOf(schema_source, options.dir) : SchemaOf(input, name));
+  if (!adding) DIRLOAD_RETURN_IF_ERROR(AddDefaultFrontend(&input));
   ConfigLoader loader(schema, options);
+  for (const auto& [rdns, e] : existing) loader.Existing(rdns, e);
   std::vector<ConfigTreeEntry> entries;
   for (const InputEntry& e : input) {
     DIRLOAD_ASSIGN_OR_RETURN(ConfigTreeEntry entry, loader.Take(e));
@@ -449,7 +620,8 @@ Result<ConfigLoadSummary> LoadConfigDatabase(const ConfigLoadOptions& options) {
   ConfigLoadSummary summary;
   summary.entries = entries.size();
   if (options.dry_run) return summary;
-  DIRLOAD_RETURN_IF_ERROR(WriteConfigTree(options.dir, entries));
+  DIRLOAD_RETURN_IF_ERROR(adding ? AddToConfigTree(options.dir, entries)
+                                 : WriteConfigTree(options.dir, entries));
   return summary;
 }
 

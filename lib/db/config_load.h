@@ -1,6 +1,7 @@
 // LoadConfigDatabase: `slapadd -n 0 -F DIR` (or -b cn=config): the cn=config
 // database written, from a configuration LDIF, into an empty slapd.d
-// directory as slapd's configuration backend stores it (the files:
+// directory (or added to one that holds a configuration) as slapd's
+// configuration backend stores it (the files:
 // lib/config/config_tree_writer.h).
 //
 // What slapd's configuration backend does to each entry before it stores
@@ -38,6 +39,11 @@
 // Errors: the input's (ErrorOrigin::kInput, "FILE:LINE: DN: what"), the
 // directory's (kConfiguration: a configuration already there), the file
 // system's (kStorage). Nothing is written unless every entry is accepted.
+//
+// Into a directory that already holds a configuration, the input's entries
+// are added to it (AddToConfigTree), numbered after the siblings there and
+// checked against its schema: an entry it holds, a module it loads and an
+// overlay a database has already are refused, as slapd refuses them.
 //
 // Thread safety: one call at a time per directory.
 #pragma once

@@ -3,8 +3,8 @@
 // slaptest made from a slapd.conf with an mdb database, schema includes and
 // indexes, read back with slapcat -n 0): the same files, byte for byte but
 // for what slapadd takes from the clock; slaptest and slapd accept them;
-// a directory that already holds a configuration is refused as slapadd
-// refuses it.
+// entries given again to a directory that holds a configuration are
+// refused as slapadd refuses them, and new ones added as slapadd adds them.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -185,6 +185,46 @@ TEST_CASE("add -n 0 writes slapcat's config LDIF as the files slapadd writes") {
     CHECK(slapadd_again.exit_code == 1);
     CHECK_MESSAGE(again.exit_code == slapadd_again.exit_code, again.Describe());
     CHECK(again.err.find("already exists") != std::string::npos);
+    CHECK(Tree(dir.File("dirload.d"), false) == before);
+  }
+
+  SUBCASE("entries new to a directory that holds a configuration are added, as slapadd adds them") {
+    // OpenLDAP's its8427 adds an overlay so. The module comes with it: slapd
+    // knows olcSyncProvConfig from the module only.
+    constexpr char kMore[] =
+        "dn: cn=module,cn=config\nobjectClass: olcModuleList\ncn: module\n"
+        "olcModuleLoad: syncprov\n\n"
+        "dn: olcOverlay=syncprov,olcDatabase={1}mdb,cn=config\nobjectClass: olcOverlayConfig\n"
+        "objectClass: olcSyncProvConfig\nolcOverlay: syncprov\n\n"
+        "dn: cn=extra,cn=schema,cn=config\nobjectClass: olcSchemaConfig\ncn: extra\n"
+        "olcAttributeTypes: ( 1.3.6.1.4.1.4203.666.11.99 NAME 'dirloadTest' SUP name )\n";
+    const std::string more = dir.Write("more.ldif", kMore);
+    ProcessResult slapadd_more =
+        testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", more});
+    REQUIRE_MESSAGE(slapadd_more.exit_code == 0, slapadd_more.Describe());
+    RunResult add_more = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", more});
+    REQUIRE_MESSAGE(add_more.exit_code == 0, add_more.Describe());
+    CHECK(
+        fs::exists(dir.File("dirload.d/cn=config/olcDatabase={1}mdb/olcOverlay={0}syncprov.ldif")));
+    CheckSameTree(dir.File("slapadd.d"), dir.File("dirload.d"), /*mask=*/true);
+    CheckSlaptestAccepts(dir.File("dirload.d"));
+
+    // Given again, the module is loaded and the overlay configured: both
+    // refuse, and nothing is added.
+    const auto before = Tree(dir.File("dirload.d"), false);
+    ProcessResult slapadd_again =
+        testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", more});
+    RunResult again = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", more});
+    CHECK(slapadd_again.exit_code == 1);
+    CHECK_MESSAGE(again.exit_code == slapadd_again.exit_code, again.Describe());
+    CHECK(again.err.find("already loaded") != std::string::npos);
+    CHECK(Tree(dir.File("dirload.d"), false) == before);
+    const std::string overlay = dir.Write(
+        "overlay.ldif", std::string(kMore).substr(std::string(kMore).find("dn: olcOverlay")));
+    RunResult overlay_again =
+        RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", overlay});
+    CHECK(overlay_again.exit_code == 1);
+    CHECK(overlay_again.err.find("already in list") != std::string::npos);
     CHECK(Tree(dir.File("dirload.d"), false) == before);
   }
 }
