@@ -97,6 +97,20 @@ Status WriteFile(const std::string& path, const std::string& bytes) {
   return Status::Ok();
 }
 
+Status CheckFileNames(const std::vector<ConfigTreeEntry>& entries) {
+  for (const ConfigTreeEntry& e : entries) {
+    for (const std::string& rdn : e.rdns) {
+      if (!SafeFileName(rdn)) {
+        return Status::Unsupported("'" + rdn +
+                                   "': a name back-ldif stores escaped ('/', ':', '\\', '.'); "
+                                   "dirload does not write such names")
+            .WithOrigin(ErrorOrigin::kConfiguration);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 // Removes the temporary tree unless released: an error anywhere leaves
 // DIR as it was.
 class TempTree {
@@ -172,16 +186,7 @@ Status CheckConfigDirectoryEmpty(const std::string& dir) {
 
 Status WriteConfigTree(const std::string& dir, const std::vector<ConfigTreeEntry>& entries) {
   DIRLOAD_RETURN_IF_ERROR(CheckConfigDirectoryEmpty(dir));
-  for (const ConfigTreeEntry& e : entries) {
-    for (const std::string& rdn : e.rdns) {
-      if (!SafeFileName(rdn)) {
-        return Status::Unsupported("'" + rdn +
-                                   "': a name back-ldif stores escaped ('/', ':', '\\', '.'); "
-                                   "dirload does not write such names")
-            .WithOrigin(ErrorOrigin::kConfiguration);
-      }
-    }
-  }
+  DIRLOAD_RETURN_IF_ERROR(CheckFileNames(entries));
   std::string pattern = dir + "/.dirload-config.XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) return StorageError(Errno("mkdtemp", pattern));
   TempTree temp(pattern);
@@ -226,15 +231,8 @@ Status AddToConfigTree(const std::string& dir, const std::vector<ConfigTreeEntry
       return Status::AlreadyExists(dir + "/cn=config.ldif: cn=config: the entry already exists")
           .WithOrigin(ErrorOrigin::kInput);
     }
-    for (const std::string& rdn : e.rdns) {
-      if (!SafeFileName(rdn)) {
-        return Status::Unsupported("'" + rdn +
-                                   "': a name back-ldif stores escaped ('/', ':', '\\', '.'); "
-                                   "dirload does not write such names")
-            .WithOrigin(ErrorOrigin::kConfiguration);
-      }
-    }
   }
+  DIRLOAD_RETURN_IF_ERROR(CheckFileNames(entries));
   // Every file is written under a temporary name first and the directories
   // made are remembered, so that an error removes what was added and the
   // configuration stays as it was; the renames come last.
