@@ -183,9 +183,11 @@ class ConfigLoader {
     std::vector<std::string> rdns;  // as stored, own first
   };
 
+  // *renumbered: the input gave a number slapd replaces, so that its
+  // children cannot name the entry by it.
   Result<std::string> PlaceRdn(const InputEntry& in, const std::string& where,
-                               const std::string& parent_key, std::string* type,
-                               std::string* value);
+                               const std::string& parent_key, std::string* type, std::string* value,
+                               bool* renumbered);
 
   const ConfigSchema& schema_;
   OperationalAttributes operational_;
@@ -218,7 +220,8 @@ std::string KeyOf(const Dn& dn, size_t from) {
 
 Result<std::string> ConfigLoader::PlaceRdn(const InputEntry& in, const std::string& where,
                                            const std::string& parent_key, std::string* type,
-                                           std::string* value) {
+                                           std::string* value, bool* renumbered) {
+  *renumbered = false;
   const Ava& ava = in.parsed.rdns[0][0];
   std::optional<std::string> canonical = schema_.CanonicalAttribute(ava.type);
   if (!canonical) return InputError(where, "'" + ava.type + "': attribute type undefined");
@@ -227,6 +230,18 @@ Result<std::string> ConfigLoader::PlaceRdn(const InputEntry& in, const std::stri
   const std::string t = AsciiLowerCopy(*type);
   const bool prefixed = OrderPrefix(*value).has_value();
   std::map<std::string, long>& count = siblings_[parent_key];
+  // The entry's number among its siblings: `n` when it has none, and when
+  // it has a larger one (slapd's check_name_index gives the next free
+  // number: olcDatabase={2}mdb as the first database is stored as {1}).
+  auto number = [&](long n) {
+    const std::optional<std::pair<long, size_t>> p = OrderPrefix(*value);
+    if (!p) {
+      *value = "{" + std::to_string(n) + "}" + *value;
+    } else if (p->first > n) {
+      *value = "{" + std::to_string(n) + "}" + value->substr(p->second);
+      *renumbered = true;
+    }
+  };
   if (t == "olcdatabase" || t == "olcoverlay") {
     long n = count[t]++;
     if (t == "olcdatabase" && parent_key == "cn=config") {
@@ -252,16 +267,28 @@ Result<std::string> ConfigLoader::PlaceRdn(const InputEntry& in, const std::stri
       seen_config_ |= config;
       --n;  // the frontend is {-1}
     }
-    if (!prefixed) *value = "{" + std::to_string(n) + "}" + *value;
+    number(n);
   } else if (t == "cn" && parent_key == "cn=schema,cn=config") {
-    long n = count["schema"]++;
-    if (!prefixed) *value = "{" + std::to_string(n) + "}" + *value;
+    number(count["schema"]++);
   } else if (t == "cn" && parent_key == "cn=config") {
     const std::string lower = AsciiLowerCopy(*value);
     for (std::string_view kind : {"module", "include"}) {
       if (!lower.starts_with(kind)) continue;
-      long n = count[std::string(kind)]++;
-      if (value->find('{') == std::string::npos) *value += "{" + std::to_string(n) + "}";
+      const long n = count[std::string(kind)]++;
+      // Numbered after the name: cn=module{0}. slapd appends the next
+      // number to a larger one it is given (cn=module{4} as the second
+      // module is stored as cn=module{4}{1}) and refuses a smaller one.
+      const size_t open = value->find('{');
+      const long given =
+          open == std::string::npos ? n : std::strtol(value->c_str() + open + 1, nullptr, 10);
+      if (given < n) {
+        return InputError(where, "'" + in.dn + "': " + std::string(kind) + " number " +
+                                     std::to_string(given) + " is taken (slapd: naming violation)");
+      }
+      if (open == std::string::npos || given > n) {
+        *value += "{" + std::to_string(n) + "}";
+        *renumbered = open != std::string::npos;
+      }
     }
   }
   if (!PlainRdnValue(*value)) {
@@ -358,6 +385,7 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
   const std::string key = KeyOf(dn, 0);
   ConfigTreeEntry out;
   std::string rdn_type, rdn_value;
+  bool renumbered = false;
   if (dn.size() == 1) {
     out.rdns.push_back("cn=config");
     rdn_type = "cn";
@@ -369,7 +397,8 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
     if (p == placed_.end()) {
       return InputError(where, "its parent is not given before it");
     }
-    DIRLOAD_ASSIGN_OR_RETURN(std::string rdn, PlaceRdn(in, where, parent, &rdn_type, &rdn_value));
+    DIRLOAD_ASSIGN_OR_RETURN(std::string rdn,
+                             PlaceRdn(in, where, parent, &rdn_type, &rdn_value, &renumbered));
     out.rdns.push_back(rdn);
     for (const std::string& r : p->second.rdns) out.rdns.push_back(r);
   }
@@ -388,7 +417,7 @@ Result<ConfigTreeEntry> ConfigLoader::Take(const InputEntry& in) {
   }
   if (!written_.insert(written_key).second) return InputError(where, "the entry is given twice");
   if (out.rdns.size() > 1) DIRLOAD_RETURN_IF_ERROR(Loaded(in, out.rdns[1], where));
-  placed_[key] = Placed{out.rdns};
+  if (!renumbered) placed_[key] = Placed{out.rdns};
   placed_[written_key] = Placed{out.rdns};
 
   // Values by attribute description, in the order each is first given.

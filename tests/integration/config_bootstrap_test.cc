@@ -220,6 +220,55 @@ TEST_CASE("add -n 0: olcDatabase={1}mdb named by olcDatabase: mdb keeps that val
   CHECK(Tree(dir.File("dirload.d")) == want);
 }
 
+TEST_CASE("add -n 0: numbers larger than the next one are replaced as slapd replaces them") {
+  // its8427's form: the first database given as olcDatabase={2}mdb is
+  // stored as {1}mdb (slapd's check_name_index), a second module given as
+  // cn=module{4} as cn=module{4}{1}; a child naming the database by the
+  // number it was given has no parent then, and slapadd refuses it too.
+  DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
+  TempDir dir;
+  fs::create_directories(dir.File("db"));
+  const std::string config =
+      "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n\n"
+      "dn: cn=module,cn=config\nobjectClass: olcModuleList\ncn: module\n"
+      "olcModulePath: /usr/lib/ldap\nolcModuleLoad: back_mdb.la\n\n"
+      "dn: cn=module{4},cn=config\nobjectClass: olcModuleList\ncn: module{4}\n"
+      "olcModuleLoad: syncprov.la\n\n"
+      "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
+      "olcDatabase: {0}config\n\n"
+      "dn: olcDatabase={2}mdb,cn=config\nobjectClass: olcDatabaseConfig\n"
+      "objectClass: olcMdbConfig\nolcDatabase: {2}mdb\nolcSuffix: dc=example,dc=com\n"
+      "olcDbDirectory: " +
+      dir.File("db") + "\n";
+  const std::string ldif = dir.Write("config.ldif", config);
+  for (const char* d : {"slapadd.d", "dirload.d", "slapadd-child.d", "dirload-child.d"}) {
+    fs::create_directories(dir.File(d));
+  }
+  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
+  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
+  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  CHECK(want.count("cn=config/olcDatabase={1}mdb.ldif") == 1);
+  CHECK(want.count("cn=config/cn=module{4}{1}.ldif") == 1);
+  CHECK(Tree(dir.File("dirload.d")) == want);
+
+  const std::string child =
+      dir.Write("child.ldif", config +
+                                  "\ndn: olcOverlay=syncprov,olcDatabase={2}mdb,cn=config\n"
+                                  "objectClass: olcOverlayConfig\nobjectClass: olcSyncProvConfig\n"
+                                  "olcOverlay: syncprov\n");
+  ProcessResult oracle_child =
+      testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd-child.d"), "-l", child});
+  CHECK(oracle_child.exit_code == 1);
+  RunResult add_child =
+      RunDirload({"add", "-n", "0", "-F", dir.File("dirload-child.d"), "-l", child});
+  CHECK_MESSAGE(add_child.exit_code == oracle_child.exit_code, add_child.Describe());
+  CHECK(add_child.err.find("its parent is not given before it") != std::string::npos);
+  // slapadd wrote the entries before the refused one; dirload writes none.
+  CHECK(fs::is_empty(dir.File("dirload-child.d")));
+}
+
 TEST_CASE("add -n 0 refuses a cn=schema,cn=config with attribute types but no classes") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest");
   TempDir dir;
