@@ -93,6 +93,10 @@ class Database {
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) {
     return reader_->ForEachEntry(selection, callback);
   }
+  Status ForEachEntryThen(const EntrySelection* selection, const EntryCallback& callback,
+                          const std::function<Status()>& finish) {
+    return reader_->ForEachEntryThen(selection, callback, finish);
+  }
   bool ValuesOutliveCallback(const EntrySelection* selection) const {
     return reader_->ValuesOutliveCallback(selection);
   }

@@ -252,6 +252,13 @@ class CheckingThreads {
     if (wait) batch_done_.wait(lock, [&] { return in_order_.front()->checked; });
     return in_order_.front()->checked ? in_order_.front() : nullptr;
   }
+  // Waits until every submitted batch is checked (reported or not).
+  void WaitChecked() {
+    std::unique_lock<std::mutex> lock(mu_);
+    batch_done_.wait(lock, [&] {
+      return std::all_of(in_order_.begin(), in_order_.end(), [](Batch* b) { return b->checked; });
+    });
+  }
   void Release(Batch* batch) {
     std::lock_guard<std::mutex> lock(mu_);
     in_order_.pop_front();
@@ -367,26 +374,36 @@ Result<SchemaCheckSummary> CheckSchema(Database* db, const SchemaCheckOptions& o
   Status drained;
   const bool stable = db->ValuesOutliveCallback(options.selection);
   std::unique_ptr<Batch> filling = checking.Free();
-  Status scanned = db->ForEachEntry(options.selection, [&](const EntryView& e) -> Status {
-    naming.Find(e);
-    filling->Add(e, stable, [&](size_t k) { return naming.Names(k); });
-    if (filling->size < CheckingThreads::kBatchEntries) return Status::Ok();
-    checking.Submit(std::move(filling));
-    Result<bool> go_on = drain(Drain::kUntilFree);
-    if (!go_on.ok()) {
-      drained = go_on.status();
-      return stop;
-    }
-    if (!*go_on) return stop;
-    filling = checking.Free();
-    return Status::Ok();
-  });
+  // Every batch is checked and reported before the scan ends (the views of
+  // a stable scan die with it), also when the scan stops early.
+  auto stop_scan = [&](Status why) {
+    drained = std::move(why);
+    checking.WaitChecked();
+    return stop;
+  };
+  Status scanned = db->ForEachEntryThen(
+      options.selection,
+      [&](const EntryView& e) -> Status {
+        naming.Find(e);
+        filling->Add(e, stable, [&](size_t k) { return naming.Names(k); });
+        if (filling->size < CheckingThreads::kBatchEntries) return Status::Ok();
+        checking.Submit(std::move(filling));
+        Result<bool> go_on = drain(Drain::kUntilFree);
+        if (!go_on.ok()) return stop_scan(go_on.status());
+        if (!*go_on) return stop_scan(Status::Ok());
+        filling = checking.Free();
+        return Status::Ok();
+      },
+      [&]() -> Status {
+        if (filling != nullptr && filling->size > 0) checking.Submit(std::move(filling));
+        Result<bool> go_on = drain(Drain::kAll);
+        if (!go_on.ok()) return stop_scan(go_on.status());
+        return Status::Ok();
+      });
   DIRLOAD_RETURN_IF_ERROR(drained);
-  if (!scanned.ok() && !summary.stopped) return scanned;
-  if (!summary.stopped) {
-    if (filling != nullptr && filling->size > 0) checking.Submit(std::move(filling));
-    DIRLOAD_ASSIGN_OR_RETURN(bool go_on, drain(Drain::kAll));
-    (void)go_on;
+  if (!scanned.ok() && !summary.stopped) {
+    checking.WaitChecked();
+    return scanned;
   }
   if (errors != nullptr) DIRLOAD_RETURN_IF_ERROR(errors->Close());
   return summary;

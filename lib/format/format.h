@@ -87,9 +87,17 @@ class FormatReader {
   // selection is a search (lib/search/search.h) over the format's
   // SearchSource.
   virtual Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) = 0;
-  // Whether the views of values and normalized copies that ForEachEntry
-  // gives (not the DN's) stay valid until it returns, so that a caller may
-  // hand a batch of entries to other threads without copying their bytes.
+  // ForEachEntry, then `finish` once the last entry has been given, before
+  // the scan lets go of what its views point into.
+  virtual Status ForEachEntryThen(const EntrySelection* selection, const EntryCallback& callback,
+                                  const std::function<Status()>& finish) {
+    DIRLOAD_RETURN_IF_ERROR(ForEachEntry(selection, callback));
+    return finish();
+  }
+  // Whether the views of values and normalized copies that ForEachEntryThen
+  // gives (not the DN's) stay valid until its `finish` returns, so that a
+  // caller may hand a batch of entries to other threads without copying
+  // their bytes.
   virtual bool ValuesOutliveCallback(const EntrySelection* selection) const {
     (void)selection;
     return false;

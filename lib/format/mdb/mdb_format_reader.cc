@@ -74,6 +74,14 @@ Status MdbFormatReader::ForEachEntry(const EntrySelection* selection,
       .status();
 }
 
+Status MdbFormatReader::ForEachEntryThen(const EntrySelection* selection,
+                                         const EntryCallback& callback,
+                                         const std::function<Status()>& finish) {
+  if (selection != nullptr) return FormatReader::ForEachEntryThen(selection, callback, finish);
+  reader_->set_entry_checks(MdbEntryChecks::kFull);
+  return reader_->ForEach([&](const MdbReadEntry& e) { return callback(e.view); }, nullptr, finish);
+}
+
 Result<SearchResult> MdbFormatReader::Search(SearchRequest request,
                                              const SearchCallback& callback) {
   DIRLOAD_ASSIGN_OR_RETURN(const Schema* schema, context_.schema());

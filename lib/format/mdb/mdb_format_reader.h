@@ -33,8 +33,11 @@ class MdbFormatReader final : public FormatReader {
   const std::string& suffix() const override { return suffix_; }
   bool slapcat_ldif() const override { return true; }
   Status ForEachEntry(const EntrySelection* selection, const EntryCallback& callback) override;
-  // The whole scan runs in one read transaction and its views point into
-  // the map, which LMDB keeps unchanged until that transaction ends.
+  Status ForEachEntryThen(const EntrySelection* selection, const EntryCallback& callback,
+                          const std::function<Status()>& finish) override;
+  // The whole scan, `finish` included, runs in one read transaction and its
+  // views point into the map, which LMDB keeps unchanged until that
+  // transaction ends.
   bool ValuesOutliveCallback(const EntrySelection* selection) const override {
     return selection == nullptr;
   }

@@ -172,10 +172,11 @@ Status MdbReader::FillDn(MdbTxn* txn, MdbReadEntry* out) {
 }
 
 Status MdbReader::ForEach(const std::function<Status(const MdbReadEntry&)>& fn,
-                          const std::function<Result<bool>(const MdbReadEntry&)>& wanted) {
+                          const std::function<Result<bool>(const MdbReadEntry&)>& wanted,
+                          const std::function<Status()>& finish) {
   DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env_->Begin(false));
   MdbReadEntry entry;
-  return txn.Scan(env_->id2e(), [&](std::string_view key, std::string_view value) {
+  DIRLOAD_RETURN_IF_ERROR(txn.Scan(env_->id2e(), [&](std::string_view key, std::string_view value) {
     if (key.size() != 8) {
       return Status::Corruption(path() + ": id2e: a key of " + std::to_string(key.size()) +
                                 " bytes, not an 8-byte ID");
@@ -188,7 +189,8 @@ Status MdbReader::ForEach(const std::function<Status(const MdbReadEntry&)>& fn,
     }
     DIRLOAD_RETURN_IF_ERROR(FillDn(&txn, &entry));
     return fn(entry);
-  });
+  }));
+  return finish ? finish() : Status::Ok();
 }
 
 Status MdbReader::Get(uint64_t id, MdbReadEntry* out) {

@@ -75,8 +75,11 @@ class MdbReader {
   // `wanted`, when given, sees each entry before its DN is built (dn,
   // ndn and the view's dn are empty then) and decides whether `fn` gets it: a scan
   // that keeps few entries spares the others their walk of dn2i.
+  // `finish`, when given, runs after the last entry inside the scan's read
+  // transaction, while the views `fn` was given are still valid.
   Status ForEach(const std::function<Status(const MdbReadEntry&)>& fn,
-                 const std::function<Result<bool>(const MdbReadEntry&)>& wanted = nullptr);
+                 const std::function<Result<bool>(const MdbReadEntry&)>& wanted = nullptr,
+                 const std::function<Status()>& finish = nullptr);
   // The entry `id`; NotFound when id2e has no such ID.
   Status Get(uint64_t id, MdbReadEntry* out);
 
