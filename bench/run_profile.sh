@@ -55,7 +55,7 @@ for format in $formats; do
   [[ $format == native ]] && args+=(--format native)
   report="$out/profile-$format.txt"
   {
-    echo "# $entries entries, format $format, $(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo unknown)"
+    echo "# $entries entries, format $format, dirload at $("$dirload" --version | sed -n 's/^commit: //p')"
     echo "# perf record -F 999 -- dirload ${args[*]}"
   } > "$report"
   perf record -q -F 999 -o "$work/perf.data" -- "$dirload" "${args[@]}" 2> "$work/load.err" > /dev/null ||
