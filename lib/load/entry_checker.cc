@@ -383,7 +383,7 @@ Status EntryChecker::CheckMustMay(const ClassSetInfo& set) {
 }
 
 Status EntryChecker::CheckValue(const DescriptionInfo& info, std::string_view description,
-                                std::string_view value, int32_t* norm) {
+                                std::string_view value, int32_t* norm, bool remember) {
   *norm = -1;
   // slapadd normalises every value with its equality rule and refuses the
   // entry when that fails (a member that is no DN, a time that is no time).
@@ -397,7 +397,7 @@ Status EntryChecker::CheckValue(const DescriptionInfo& info, std::string_view de
   const bool normalize = eq != nullptr && SlapaddRejectsUnnormalizable(eq->normalizer) &&
                          NormalizationCanFail(eq->normalizer, value);
   RecentValue* recent = nullptr;
-  if (normalize) {
+  if (normalize && remember) {
     if (recent_.size() <= info.canonical) recent_.resize(info.canonical + 1);
     recent = &recent_[info.canonical];
     if (recent->valid && recent->value == value) {

@@ -165,8 +165,9 @@ class EntryChecker {
   // A value valid for its syntax and, where slapadd refuses what the
   // equality rule cannot normalise, normalisable: *norm gets the slot of
   // the normalised form when one was made, else -1.
+  // `remember`: look the value up in, and add it to, recent_ (see there).
   Status CheckValue(const DescriptionInfo& info, std::string_view description,
-                    std::string_view value, int32_t* norm);
+                    std::string_view value, int32_t* norm, bool remember = false);
   // CheckStored's: the stored structuralObjectClass against `set`'s, and
   // the leftmost RDN's values present under their equality rules.
   Status CheckStoredStructural(std::string_view stored, const ClassSetInfo& set);
@@ -203,9 +204,10 @@ class EntryChecker {
   std::string* NewNorm(int32_t* index);
   std::vector<std::string> norms_;
   // CheckValue's memory of the last value it normalized and passed, per
-  // canonical description: directories repeat names and times entry after
-  // entry (creatorsName, the timestamps of one second), and a repeat needs
-  // no second normalization.
+  // canonical description, for stored entries: a database repeats names
+  // and times entry after entry (creatorsName, the timestamps of one
+  // second), and a repeat needs no second normalization. A load's input
+  // mostly has neither, and the lookups cost it more than they saved.
   struct RecentValue {
     bool valid = false;
     bool has_norm = false;

@@ -57,7 +57,8 @@ Status EntryChecker::CheckStored(const EntryView& entry, const AttributeDictiona
     }
     int32_t norm = -1;
     if (check_values) {
-      DIRLOAD_RETURN_IF_ERROR(CheckValue(info, dictionary.Name(v.description), v.value, &norm));
+      DIRLOAD_RETURN_IF_ERROR(
+          CheckValue(info, dictionary.Name(v.description), v.value, &norm, /*remember=*/true));
     }
     const AttributeType* type = info.type;
     if (type == object_class_type_) {
