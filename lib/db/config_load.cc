@@ -14,6 +14,7 @@
 #include "lib/config/cn_config.h"
 #include "lib/config/config_schema.h"
 #include "lib/config/config_tree_writer.h"
+#include "lib/config/slapd_config.h"
 #include "lib/load/operational_attributes.h"
 #include "lib/schema/builtin_config_schema.h"
 #include "lib/schema/dn.h"
@@ -357,16 +358,11 @@ Status ConfigLoader::Loaded(const InputEntry& entry, const std::string& parent,
       AsciiLowerCopy(own.value).starts_with("module")) {
     for (const auto& [description, value] : entry.values) {
       if (!EqualsIgnoreCase(description, "olcModuleLoad")) continue;
-      std::string_view v = Unprefixed(value);
       // "/usr/lib/ldap/syncprov.la" and "syncprov" load the same module.
-      v = v.substr(0, v.find(' '));
-      if (const size_t slash = v.rfind('/'); slash != std::string_view::npos) {
-        v.remove_prefix(slash + 1);
-      }
-      if (const size_t dot = v.find('.'); dot != std::string_view::npos) v = v.substr(0, dot);
-      if (!modules_.insert(AsciiLowerCopy(v)).second && !where.empty()) {
-        return InputError(where,
-                          "module '" + std::string(v) + "' already loaded (slapd's module_load)");
+      std::string_view v = Unprefixed(value);
+      const std::string name = ModuleName(v.substr(0, v.find(' ')));
+      if (!modules_.insert(AsciiLowerCopy(name)).second && !where.empty()) {
+        return InputError(where, "module '" + name + "' already loaded (slapd's module_load)");
       }
     }
   }
