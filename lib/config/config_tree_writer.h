@@ -22,7 +22,8 @@
 // WriteConfigTree builds the tree in a temporary directory inside DIR and
 // moves cn=config and then cn=config.ldif into place, so an error leaves
 // DIR as it was; it refuses a DIR that already holds cn=config.ldif (a
-// configuration) and a DIR that does not exist.
+// configuration) and a DIR that does not exist. AddToConfigTree adds
+// entries to the configuration such a DIR holds.
 //
 // Errors are marked ErrorOrigin::kStorage (file system), kInput (a
 // configuration already there: its cn=config entry exists, as slapadd

@@ -36,9 +36,10 @@
 // refused, as are change records and entries out of order (the parent
 // first, cn=config first of all).
 //
-// Errors: the input's (ErrorOrigin::kInput, "FILE:LINE: DN: what"), the
-// directory's (kConfiguration: a configuration already there), the file
-// system's (kStorage). Nothing is written unless every entry is accepted.
+// Errors: the input's (ErrorOrigin::kInput, "FILE:LINE: DN: what"; an
+// entry the directory holds already), the directory's (kConfiguration:
+// files without cn=config.ldif, no directory), the file system's
+// (kStorage). Nothing is written unless every entry is accepted.
 //
 // Into a directory that already holds a configuration, the input's entries
 // are added to it (AddToConfigTree), numbered after the siblings there and
