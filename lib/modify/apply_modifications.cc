@@ -141,8 +141,7 @@ Status DeleteValues(const Schema& schema, const Modification& m, const Target& t
   return Status::Ok();
 }
 
-Status Increment(const Schema& schema, const Modification& m, const Target& t,
-                 std::vector<EntryEditor::Value>* values) {
+Status Increment(const Modification& m, const Target& t, std::vector<EntryEditor::Value>* values) {
   if (t.type->equality == nullptr || t.type->equality->normalizer != Normalizer::kInteger) {
     return LdapError(LdapResult::kConstraintViolation, "modify/increment: " + m.description +
                                                            ": increment not supported for value "
@@ -230,7 +229,7 @@ Status ApplyModifications(const Schema& schema, std::span<const Modification> mo
         }
         break;
       case ModOp::kIncrement:
-        DIRLOAD_RETURN_IF_ERROR(Increment(schema, m, t, values));
+        DIRLOAD_RETURN_IF_ERROR(Increment(m, t, values));
         break;
     }
   }

@@ -321,7 +321,7 @@ Result<Truth> FilterMatcher::Evaluate(const EntryView& entry,
                                 std::to_string(descriptions.size()) + " descriptions)");
     }
   }
-  Evaluator ev{*schema_, descriptions, entry, {}};
+  Evaluator ev{*schema_, descriptions, entry, {}, {}};
   return ev.Eval(*root_);
 }
 
