@@ -77,6 +77,17 @@ std::map<std::string, std::string> Tree(const std::string& dir) {
   return files;
 }
 
+// slapadd -n 0 and dirload add -n 0 of `ldif` into DIR/slapadd.d and
+// DIR/dirload.d, both required to succeed; slapadd's files, as Tree gives them.
+std::map<std::string, std::string> AddWithBoth(const TempDir& dir, const std::string& ldif) {
+  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
+  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
+  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
+  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
+  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
+  return Tree(dir.File("slapadd.d"));
+}
+
 TEST_CASE("add -n 0 of a bootstrap LDIF (bare cn=schema, include: lines) writes slapadd's files") {
   DIRLOAD_SKIP_WITHOUT_OPENLDAP("slaptest", "slapd", "ldapsearch");
   for (const char* f : {"core", "cosine", "inetorgperson"}) {
@@ -87,13 +98,8 @@ TEST_CASE("add -n 0 of a bootstrap LDIF (bare cn=schema, include: lines) writes 
   }
   TempDir dir;
   const std::string ldif = dir.Write("config.ldif", BootstrapLdif(dir));
-  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
-  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
-  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
-  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
-  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
 
-  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  std::map<std::string, std::string> want = AddWithBoth(dir, ldif);
   std::map<std::string, std::string> got = Tree(dir.File("dirload.d"));
   std::vector<std::string> want_names, got_names;
   for (const auto& [k, v] : want) want_names.push_back(k);
@@ -134,12 +140,7 @@ TEST_CASE("add -n 0 of cn=config and the config database alone: frontend and sch
                 "dn: cn=config\nobjectClass: olcGlobal\ncn: config\n\n"
                 "dn: olcDatabase={0}config,cn=config\nobjectClass: olcDatabaseConfig\n"
                 "olcDatabase: {0}config\nolcRootPW: secret\n");
-  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
-  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
-  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
-  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
-  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
-  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  std::map<std::string, std::string> want = AddWithBoth(dir, ldif);
   CHECK(want.count("cn=config/olcDatabase={-1}frontend.ldif") == 1);
   CHECK(Tree(dir.File("dirload.d")) == want);
   ProcessResult test = testing::RunSlaptest({"-F", dir.File("dirload.d"), "-u"}, 60);
@@ -170,12 +171,7 @@ TEST_CASE("add -n 0: two cn=module entries, and a child naming its parent as num
                     "dn: olcOverlay=syncprov,olcDatabase={1}mdb,cn=config\n"
                     "objectClass: olcOverlayConfig\nobjectClass: olcSyncProvConfig\n"
                     "olcOverlay: syncprov\n");
-  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
-  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
-  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
-  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
-  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
-  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  std::map<std::string, std::string> want = AddWithBoth(dir, ldif);
   CHECK(want.count("cn=config/cn=module{1}.ldif") == 1);
   CHECK(want.count("cn=config/olcDatabase={1}mdb/olcOverlay={0}syncprov.ldif") == 1);
   CHECK(Tree(dir.File("dirload.d")) == want);
@@ -209,12 +205,7 @@ TEST_CASE("add -n 0: olcDatabase={1}mdb named by olcDatabase: mdb keeps that val
                 "objectClass: olcmdbConfig\nolcDatabase: mdb\nolcSuffix: dc=example,dc=com\n"
                 "olcDbDirectory: " +
                     dir.File("db") + "\n");
-  for (const char* d : {"slapadd.d", "dirload.d"}) fs::create_directories(dir.File(d));
-  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
-  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
-  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
-  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
-  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  std::map<std::string, std::string> want = AddWithBoth(dir, ldif);
   CHECK(want["cn=config/olcDatabase={1}mdb.ldif"].find("\nolcDatabase: mdb\n") !=
         std::string::npos);
   CHECK(Tree(dir.File("dirload.d")) == want);
@@ -241,14 +232,8 @@ TEST_CASE("add -n 0: numbers larger than the next one are replaced as slapd repl
       "olcDbDirectory: " +
       dir.File("db") + "\n";
   const std::string ldif = dir.Write("config.ldif", config);
-  for (const char* d : {"slapadd.d", "dirload.d", "slapadd-child.d", "dirload-child.d"}) {
-    fs::create_directories(dir.File(d));
-  }
-  ProcessResult oracle = testing::RunSlapadd({"-n", "0", "-F", dir.File("slapadd.d"), "-l", ldif});
-  REQUIRE_MESSAGE(oracle.exit_code == 0, oracle.Describe());
-  RunResult add = RunDirload({"add", "-n", "0", "-F", dir.File("dirload.d"), "-l", ldif});
-  REQUIRE_MESSAGE(add.exit_code == 0, add.Describe());
-  std::map<std::string, std::string> want = Tree(dir.File("slapadd.d"));
+  for (const char* d : {"slapadd-child.d", "dirload-child.d"}) fs::create_directories(dir.File(d));
+  std::map<std::string, std::string> want = AddWithBoth(dir, ldif);
   CHECK(want.count("cn=config/olcDatabase={1}mdb.ldif") == 1);
   CHECK(want.count("cn=config/cn=module{4}{1}.ldif") == 1);
   CHECK(Tree(dir.File("dirload.d")) == want);
