@@ -125,6 +125,12 @@ Result<std::string> EncodeMdbEntry(const MdbEntry& entry) {
 }
 
 Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChecks checks) {
+  return DecodeMdbEntryView(bytes, out, checks, {});
+}
+
+Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChecks checks,
+                          std::span<const uint8_t> wanted) {
+  const bool everything = wanted.empty();
   const bool full = checks == MdbEntryChecks::kFull;
   auto corrupt = [](const std::string& what) { return Status::Corruption("mdb entry: " + what); };
   out->attributes.clear();
@@ -147,16 +153,6 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChe
     word += 4;
     return true;
   };
-  auto next_value = [&]() -> Status {
-    uint32_t len;
-    if (!next_word(&len)) return corrupt("length table ends inside an attribute");
-    if (static_cast<uint64_t>(end - data) < uint64_t{len} + 1 || (full && data[len] != '\0')) {
-      return corrupt("value of " + std::to_string(len) + " bytes runs past the record");
-    }
-    out->values.emplace_back(data, len);
-    data += len + 1;
-    return Status::Ok();
-  };
   uint64_t counted_nvals = 0;
   // Every attribute takes two table words: a corrupt nattrs must not size
   // the vector.
@@ -175,10 +171,40 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChe
     a.count = numvals & kMaxNumvals;
     a.first = static_cast<uint32_t>(out->values.size());
     counted_nvals += (uint64_t{a.count} + 1) * (a.has_normalized ? 2 : 1);
+    a.skipped = !everything && a.adx < wanted.size() && !wanted[a.adx];
     if (!a.multival) {
       if (a.count > offset) return corrupt("attribute claims more values than the table holds");
       const uint32_t n = a.has_normalized ? 2 * a.count : a.count;
-      for (uint32_t j = 0; j < n; ++j) DIRLOAD_RETURN_IF_ERROR(next_value());
+      if (n > static_cast<uint64_t>(table_end - word) / 4) {
+        return corrupt("length table ends inside an attribute");
+      }
+      if (a.skipped) {
+        // Only the lengths: the sum of n of them fits in 64 bits.
+        uint64_t bytes_used = 0;
+        for (uint32_t j = 0; j < n; ++j) bytes_used += uint64_t{GetWord(word + 4 * j)} + 1;
+        if (static_cast<uint64_t>(end - data) < bytes_used) {
+          return corrupt("values of " + std::to_string(bytes_used) + " bytes run past the record");
+        }
+        word += 4 * static_cast<size_t>(n);
+        data += bytes_used;
+        out->attributes.push_back(a);
+        continue;
+      }
+      // Every entry of a scan comes through here: the slots are made at
+      // once and filled through a pointer, so that the loop keeps its
+      // cursors in registers.
+      const size_t first = out->values.size();
+      out->values.resize(first + n);
+      std::string_view* slot = out->values.data() + first;
+      for (uint32_t j = 0; j < n; ++j) {
+        const uint32_t len = GetWord(word);
+        word += 4;
+        if (static_cast<uint64_t>(end - data) < uint64_t{len} + 1 || (full && data[len] != '\0')) {
+          return corrupt("value of " + std::to_string(len) + " bytes runs past the record");
+        }
+        slot[j] = std::string_view(data, len);
+        data += len + 1;
+      }
     }
     out->attributes.push_back(a);
   }

@@ -366,6 +366,16 @@ Status UnknownAdx(const MdbEnv& env, uint64_t id, uint32_t adx) {
 // IDs go after those the key holds, or the key becomes the range
 // {0, lo, hi} once it would hold more than max_ids_per_key() IDs. Gives the
 // sort method's databases (the same pairs, the same ranges).
+// By ad2i number: the attributes whose values a scan routed by `routes`
+// reads. An unknown number stays wanted: the scan names it as corrupt.
+std::vector<uint8_t> WantedAttributes(const Routes& routes) {
+  std::vector<uint8_t> wanted(routes.size());
+  for (size_t adx = 0; adx < routes.size(); ++adx) {
+    wanted[adx] = !routes[adx] || !routes[adx]->empty();
+  }
+  return wanted;
+}
+
 Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& routes,
                    const MdbIndexOptions& options, MdbIndexStats* stats) {
   std::optional<MdbTxn> txn;
@@ -399,6 +409,7 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
   };
   IdlCache cache(options.idl_cache_size, merge);
 
+  const std::vector<uint8_t> wanted = WantedAttributes(routes);
   MdbEntryView e;
   MdbKeyList keys;
   std::vector<uint32_t> tables;
@@ -411,7 +422,7 @@ Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& rout
     DIRLOAD_RETURN_IF_ERROR(txn->ScanFrom(
         env.id2e(), MdbIdBytes(next), [&](std::string_view k, std::string_view v) -> Result<bool> {
           const uint64_t id = MdbDecodeId(k);
-          DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
+          DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds, wanted));
           // The values are used before this entry's first index put.
           DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(*txn, env.id2v(), id, &e, env.path()));
           keys.clear();
@@ -530,6 +541,9 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   struct Group {
     std::vector<size_t> targets;
     Routes routes;  // own targets only
+    // By ad2i number: the attributes whose values the scan reads (the
+    // decode skips the others' values).
+    std::vector<uint8_t> wanted;
     std::unique_ptr<ScopedTempDir> run_dir;
     std::vector<std::string> runs;
     uint64_t entries = 0;
@@ -574,6 +588,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
         }
         g.routes[adx] = std::move(own);
       }
+      g.wanted = WantedAttributes(g.routes);
     }
   }
   // What a group's pairs may take before a spill (0: no limit). With two
@@ -651,7 +666,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     auto index_entry = [&](MdbTxn& txn, uint64_t id, std::string_view v) -> Status {
       while (skipped < options.skip.size() && options.skip[skipped] < id) ++skipped;
       if (skipped < options.skip.size() && options.skip[skipped] == id) return Status::Ok();
-      DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds));
+      DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds, g.wanted));
       DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(txn, env.id2v(), id, &e, env.path()));
       if (++g.entries == kEstimateAfter) reserve(g, id);
       for (const MdbAttributeView& a : e.attributes) {
@@ -661,6 +676,10 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
           Target& t = targets[ti];
           keys.clear();
           t.indexer->AddKeys(vals, &keys);
+          if (keys.narrow() && !t.wide) {
+            for (uint32_t w : keys.Words()) t.pairs.push_back(uint64_t{w} << 32 | id);
+            continue;
+          }
           for (size_t i = 0; i < keys.size(); ++i) t.Add(keys[i], id);
         }
       }

@@ -79,6 +79,10 @@ MdbKeyHasher::MdbKeyHasher(const MdbKeyOptions& options, std::string_view type_n
 
 uint64_t MdbKeyHasher::Hash(std::string_view value) const { return Feed(hash64_, state_, value); }
 
+uint64_t MdbKeyHasher::Extend(uint64_t hash, std::string_view more) const {
+  return Feed(hash64_, hash, more);
+}
+
 std::string MdbKeyHasher::Key(std::string_view value) const {
   uint64_t h = Feed(hash64_, state_, value);
   std::string key(hash64_ ? 8 : 4, '\0');

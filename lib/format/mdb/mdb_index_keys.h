@@ -87,6 +87,8 @@ class MdbKeyHasher {
   std::string Key(std::string_view value) const;
   // The key's bytes are the low size() bytes of Hash(value), little-endian.
   uint64_t Hash(std::string_view value) const;
+  // Hash(a + b) is Extend(Hash(a), b): the hash reads bytes in order.
+  uint64_t Extend(uint64_t hash, std::string_view more) const;
   size_t size() const { return hash64_ ? 8 : 4; }
   void AppendKey(std::string_view value, std::vector<std::string>* keys) const {
     keys->push_back(Key(value));

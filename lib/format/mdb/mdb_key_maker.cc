@@ -136,8 +136,11 @@ void MdbKeyMaker::AddKeys(std::span<const std::string_view> values, MdbKeyList* 
     }
     if (s.size() < minlen) continue;
     const size_t max = std::min<size_t>(options_.substr_if_maxlen, s.size());
+    // Each initial fragment is the one before and one more byte.
+    uint64_t initial = initial_hash_.Hash(s.substr(0, minlen));
     for (size_t j = minlen; j <= max; ++j) {
-      out->AddHash(initial_hash_.Hash(s.substr(0, j)), n);
+      if (j > minlen) initial = initial_hash_.Extend(initial, s.substr(j - 1, 1));
+      out->AddHash(initial, n);
       out->AddHash(final_hash_.Hash(s.substr(s.size() - j)), n);
     }
   }

@@ -5,7 +5,7 @@
 // entry is one pass over each value's bytes.
 //
 // Keys go into an MdbKeyList: one flat buffer, no allocation per key once
-// it has grown to an entry's size.
+// it has grown to an entry's size; 4-byte keys as words, ready to sort.
 //
 // Thread safety: an MdbKeyMaker keeps a small cache (the last objectClass
 // expansion), so each thread uses its own; the Schema is only read.
@@ -26,27 +26,61 @@ namespace dirload::mdb {
 class MdbKeyList {
  public:
   void clear() {
+    words_.clear();
+    narrow_ = true;
     bytes_.clear();
     ends_.clear();
   }
-  size_t size() const { return ends_.size(); }
+  size_t size() const { return narrow_ ? words_.size() : ends_.size(); }
   std::string_view operator[](size_t i) const {
+    if (narrow_) Widen();
     size_t begin = i == 0 ? 0 : ends_[i - 1];
     return std::string_view(bytes_).substr(begin, ends_[i] - begin);
   }
+  // While every key has 4 bytes (the usual case: 32-bit hashes, presence),
+  // the keys are held as words, each key's bytes read big-endian, so that
+  // they sort as the keys do; Words() gives them without a copy.
+  bool narrow() const { return narrow_; }
+  std::span<const uint32_t> Words() const { return words_; }
   void Add(std::string_view key) {
+    if (narrow_ && key.size() == 4) {
+      const auto* b = reinterpret_cast<const unsigned char*>(key.data());
+      words_.push_back(uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3]);
+      return;
+    }
+    if (narrow_) Widen();
     bytes_.append(key);
     ends_.push_back(static_cast<uint32_t>(bytes_.size()));
   }
   // A hash key: the low `size` bytes of `hash`, little-endian.
   void AddHash(uint64_t hash, size_t size) {
+    if (narrow_ && size == 4) {
+      words_.push_back(__builtin_bswap32(static_cast<uint32_t>(hash)));
+      return;
+    }
+    if (narrow_) Widen();
     for (size_t i = 0; i < size; ++i) bytes_.push_back(static_cast<char>(hash >> (8 * i)));
     ends_.push_back(static_cast<uint32_t>(bytes_.size()));
   }
 
  private:
-  std::string bytes_;
-  std::vector<uint32_t> ends_;
+  // The words written out as keys, for a key of another size or a caller
+  // that reads keys as bytes.
+  void Widen() const {
+    narrow_ = false;
+    for (uint32_t w : words_) {
+      const char b[4] = {static_cast<char>(w >> 24), static_cast<char>(w >> 16),
+                         static_cast<char>(w >> 8), static_cast<char>(w)};
+      bytes_.append(b, 4);
+      ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+    }
+    words_.clear();
+  }
+
+  mutable std::vector<uint32_t> words_;
+  mutable bool narrow_ = true;
+  mutable std::string bytes_;
+  mutable std::vector<uint32_t> ends_;
 };
 
 class MdbKeyMaker {

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "lib/util/ascii.h"
 #include "tests/support/hex.h"
@@ -113,6 +115,63 @@ TEST_CASE("mdb entry: decoder rejects damaged records, accepts any padding") {
   long_len[16 + 8] = 100;  // len(v1)
   CHECK(!DecodeMdbEntry(long_len).ok());
   CHECK(!DecodeMdbEntry(good + std::string(8, '\0')).ok());
+}
+
+TEST_CASE("mdb entry: a decode of some attributes skips the others' values, not their checks") {
+  MdbEntry e;
+  MdbAttribute oc;
+  oc.adx = 1;
+  oc.values = {"top", "person"};
+  MdbAttribute cn;
+  cn.adx = 2;
+  cn.values = {"Ann", "Anna"};
+  cn.normalized = std::vector<std::string>{"ann", "anna"};
+  MdbAttribute member;
+  member.adx = 3;
+  member.multival = true;
+  member.multival_count = 40;
+  MdbAttribute sn;
+  sn.adx = 4;
+  sn.values = {"Lee"};
+  sn.normalized = std::vector<std::string>{"lee"};
+  e.attributes = {oc, cn, member, sn};
+  const std::string bytes = *EncodeMdbEntry(e);
+
+  // Numbers 2 and 5 wanted; 6 and above lie past the mask.
+  const std::vector<uint8_t> wanted = {0, 0, 1, 0, 0, 1};
+  MdbEntryView some;
+  REQUIRE(DecodeMdbEntryView(bytes, &some, MdbEntryChecks::kBounds, wanted).ok());
+  MdbEntryView all;
+  REQUIRE(DecodeMdbEntryView(bytes, &all, MdbEntryChecks::kBounds).ok());
+  REQUIRE(some.attributes.size() == 4);
+  CHECK(some.attributes[0].skipped);
+  CHECK(some.Values(some.attributes[0]).empty());
+  CHECK(some.attributes[0].count == 2);
+  CHECK(!some.attributes[1].skipped);
+  CHECK(std::vector<std::string_view>(some.Values(some.attributes[1]).begin(),
+                                      some.Values(some.attributes[1]).end()) ==
+        std::vector<std::string_view>{"Ann", "Anna"});
+  CHECK(std::vector<std::string_view>(some.Normalized(some.attributes[1]).begin(),
+                                      some.Normalized(some.attributes[1]).end()) ==
+        std::vector<std::string_view>{"ann", "anna"});
+  // A skipped multival record is not read from id2v either (its count stays).
+  CHECK(some.attributes[2].skipped);
+  CHECK(some.attributes[2].count == 40);
+  CHECK(some.attributes[3].skipped);
+  CHECK(some.Normalized(some.attributes[3]).empty());
+  CHECK(some.values.size() == 4);
+  CHECK(all.values.size() == 4 + 2 + 2);
+
+  // A skipped value longer than the record is still refused.
+  std::string long_len = bytes;
+  long_len[16 + 8] = 100;  // len("top")
+  MdbEntryView bad;
+  CHECK(DecodeMdbEntryView(long_len, &bad, MdbEntryChecks::kBounds, wanted).code() ==
+        StatusCode::kCorruption);
+  // As is a table whose words no attribute uses.
+  std::string short_count = bytes;
+  short_count[16 + 4] = 1;  // objectClass: 1 value of 2
+  CHECK(!DecodeMdbEntryView(short_count, &bad, MdbEntryChecks::kBounds, wanted).ok());
 }
 
 }  // namespace
