@@ -648,19 +648,19 @@ Status MdbTxn::PutMultiple(MdbDb db, std::string_view key, std::string_view data
 #ifdef DIRLOAD_FAULT_INJECTION
   if (Status st = FaultPoint(FaultOp::kWrite); !st.ok()) return st;
 #endif
-  MDB_cursor* c = nullptr;
-  int rc = mdb_cursor_open(Txn(txn_), db.dbi, &c);
-  if (rc != 0) return env_->EngineError(rc, "mdb_cursor_open");
+  // The transaction's cursor on `db`: index writes put millions of keys,
+  // each of which opening a cursor of its own would allocate and free.
+  DIRLOAD_ASSIGN_OR_RETURN(void* cursor, CursorOn(db));
+  auto* c = static_cast<MDB_cursor*>(cursor);
   MDB_val k = Val(key);
   MDB_val items[2];
   items[0].mv_size = size;
   items[0].mv_data = const_cast<char*>(data.data());
   items[1].mv_size = data.size() / size;
   items[1].mv_data = nullptr;
-  rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | flags);
+  const int rc = mdb_cursor_put(c, &k, items, MDB_MULTIPLE | flags);
   // LMDB reports how many items it stored in items[1].mv_size.
   size_t stored = items[1].mv_size;
-  mdb_cursor_close(c);
   if (rc != 0) return env_->EngineError(rc, "mdb_cursor_put(multiple)");
   if (stored != data.size() / size) {
     return Status::Internal(std::string(what) + ": LMDB stored " + std::to_string(stored) + " of " +
