@@ -270,7 +270,6 @@ Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
 void MdbEntryEncoder::Write(std::span<const MdbValue> values, char* base) const {
   const uint64_t table_words = table_words_;
   const uint64_t nvals = nvals_;
-  std::memset(base, 0, encoded_size_);
   auto put_word = [](uint32_t w, char* p) {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(w >> (8 * i));
   };
@@ -284,7 +283,8 @@ void MdbEntryEncoder::Write(std::span<const MdbValue> values, char* base) const 
     put_word(static_cast<uint32_t>(v.size()), word);
     word += 4;
     std::memcpy(data, v.data(), v.size());
-    data += v.size() + 1;  // the NUL is already there
+    data[v.size()] = '\0';
+    data += v.size() + 1;
   };
   for (const Record& rec : records_) {
     put_word(
@@ -300,6 +300,8 @@ void MdbEntryEncoder::Write(std::span<const MdbValue> values, char* base) const 
                               : std::string_view(computed_[order_[k]]));
     }
   }
+  // Every byte is written once: the padding to 8 bytes is zeros.
+  std::memset(data, 0, static_cast<size_t>(base + encoded_size_ - data));
 }
 
 }  // namespace dirload::mdb
