@@ -14,6 +14,7 @@
 #include "lib/schema/matching_rule.h"
 #include "lib/util/ascii.h"
 #include "lib/util/coding.h"
+#include "lib/util/string_map.h"
 
 namespace dirload {
 namespace {
@@ -94,7 +95,7 @@ class MdbPreparer final : public EntrySink::Preparer {
       bool stored = false;
       const std::string* equality = i < equalities.size() ? equalities[i] : nullptr;
       DIRLOAD_RETURN_IF_ERROR(
-          Normalize(values[i].first, values[i].second, equality, &out->beside[i], &stored));
+          Normalize(TypeOf(values[i].first), values[i].second, equality, &out->beside[i], &stored));
       out->has_beside[i] = 1;
       if (!stored) out->beside[i].clear();
     }
@@ -102,19 +103,25 @@ class MdbPreparer final : public EntrySink::Preparer {
   }
 
  private:
-  Status Normalize(std::string_view description, std::string_view value,
-                   const std::string* equality, std::string* out, bool* stored) {
-    auto it = types_.find(description);
-    if (it == types_.end()) {
-      Result<AttributeDescription> d = schema_->ParseAttributeDescription(description);
-      Type t;
-      t.type = d.ok() && mdb::MdbStoresNormalized(*d->type) ? d->type : nullptr;
-      t.dn = t.type != nullptr && t.type->equality->normalizer == Normalizer::kDistinguishedName;
-      // slapd's copy is the equality normalization, except UUIDs (16 bytes).
-      t.reuse = t.type != nullptr && t.type->equality->normalizer != Normalizer::kUuid;
-      it = types_.emplace(std::string(description), t).first;
-    }
-    const Type& t = it->second;
+  struct Type {
+    const AttributeType* type = nullptr;  // null: no normalized copy
+    bool dn = false;                      // distinguishedNameMatch
+    bool reuse = false;                   // the checks' equality normalization is slapd's copy
+  };
+
+  const Type& TypeOf(std::string_view description) {
+    if (const Type* known = types_.Find(description)) return *known;
+    Result<AttributeDescription> d = schema_->ParseAttributeDescription(description);
+    Type t;
+    t.type = d.ok() && mdb::MdbStoresNormalized(*d->type) ? d->type : nullptr;
+    t.dn = t.type != nullptr && t.type->equality->normalizer == Normalizer::kDistinguishedName;
+    // slapd's copy is the equality normalization, except UUIDs (16 bytes).
+    t.reuse = t.type != nullptr && t.type->equality->normalizer != Normalizer::kUuid;
+    return *types_.Insert(description, t).first;
+  }
+
+  Status Normalize(const Type& t, std::string_view value, const std::string* equality,
+                   std::string* out, bool* stored) {
     *stored = t.type != nullptr;
     if (!*stored) return Status::Ok();
     if (equality != nullptr && t.reuse) {
@@ -124,30 +131,23 @@ class MdbPreparer final : public EntrySink::Preparer {
     if (!t.dn) return mdb::MdbNormalizedValue(*schema_, *t.type, value, out);
     // DN values (member, manager, seeAlso) name the same few entries over
     // and over, and a DN costs the most to normalize.
-    auto hit = dns_.find(value);
-    if (hit != dns_.end()) {
-      out->assign(hit->second);
+    if (const std::string* hit = dns_.Find(value)) {
+      out->assign(*hit);
       return Status::Ok();
     }
     DIRLOAD_RETURN_IF_ERROR(mdb::MdbNormalizedValue(*schema_, *t.type, value, out));
-    if (dns_.size() >= kMaxDns) dns_.clear();
-    dns_.emplace(std::string(value), *out);
+    if (dns_.size() >= kMaxDns) dns_ = StringMap<std::string>();
+    dns_.Insert(value, *out);
     return Status::Ok();
   }
 
-  struct Type {
-    const AttributeType* type = nullptr;  // null: no normalized copy
-    bool dn = false;                      // distinguishedNameMatch
-    bool reuse = false;                   // the checks' equality normalization is slapd's copy
-  };
-  template <typename V>
-  using Map = std::unordered_map<std::string, V, schema_internal::StringHash, std::equal_to<>>;
   // Bounds the DN memo (a few MB per worker).
   static constexpr size_t kMaxDns = 32768;
 
   const Schema* schema_;
-  Map<Type> types_;
-  Map<std::string> dns_;
+  // Looked up once per value: the load's fast map, not std's.
+  StringMap<Type> types_;
+  StringMap<std::string> dns_;
 };
 
 }  // namespace
