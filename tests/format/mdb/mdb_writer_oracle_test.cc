@@ -308,6 +308,14 @@ TEST_CASE("mdb writer: ocflags and normalized-copy policy follow slapd's tables"
                              "6BA7B810-9DAD-11D1-80B4-00C04FD430C8", &out)
               .ok());
   CHECK(out == std::string("\x6b\xa7\xb8\x10\x9d\xad\x11\xd1\x80\xb4\x00\xc0\x4f\xd4\x30\xc8", 16));
+  // What UUIDNormalize refuses: a dash out of place, a letter past f, the
+  // wrong length.
+  for (std::string_view bad :
+       {"6BA7B8109-DAD-11D1-80B4-00C04FD430C8", "6BA7B810-9DAD-11D1-80B4-00C04FD430CG",
+        "6BA7B810-9DAD-11D1-80B4-00C04FD430C", "6BA7B8109DAD11D180B400C04FD430C8"}) {
+    CHECK_MESSAGE(!MdbNormalizedValue(*schema, *schema->FindAttribute("entryUUID"), bad, &out).ok(),
+                  bad);
+  }
   CHECK(MdbLeftmostRdn("cn=a\\,b,dc=x") == "cn=a\\,b");
   CHECK(MdbLeftmostRdn("dc=x") == "dc=x");
 }
