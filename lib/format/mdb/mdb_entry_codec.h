@@ -137,8 +137,9 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out,
 // The same, with views of the values of the attributes whose ad2i number
 // `wanted` marks only (a number past its end is wanted): the others are
 // listed `skipped`, with their counts. Their lengths are still checked
-// against the record (kFull's NULs: the wanted values' only). A scan that keys a few attributes of
-// each entry spends most of a full decode on values it does not read.
+// against the record; kFull's check of the NUL after each value is made on
+// the wanted values only. A scan that keys a few attributes of each entry
+// spent most of a full decode on values it does not read.
 Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChecks checks,
                           std::span<const uint8_t> wanted);
 

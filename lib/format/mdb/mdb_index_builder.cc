@@ -360,12 +360,6 @@ Status UnknownAdx(const MdbEnv& env, uint64_t id, uint32_t adx) {
       .WithOrigin(ErrorOrigin::kDatabase);
 }
 
-// The cache method: one scan of id2e, inside the write transaction, adds
-// each entry's keys to the ID lists held in an IdlCache; a list leaving the
-// cache (evicted, or at the end in key order) is merged into its key: its
-// IDs go after those the key holds, or the key becomes the range
-// {0, lo, hi} once it would hold more than max_ids_per_key() IDs. Gives the
-// sort method's databases (the same pairs, the same ranges).
 // By ad2i number: the attributes whose values a scan routed by `routes`
 // reads. An unknown number stays wanted: the scan names it as corrupt.
 std::vector<uint8_t> WantedAttributes(const Routes& routes) {
@@ -376,6 +370,12 @@ std::vector<uint8_t> WantedAttributes(const Routes& routes) {
   return wanted;
 }
 
+// The cache method: one scan of id2e, inside the write transaction, adds
+// each entry's keys to the ID lists held in an IdlCache; a list leaving the
+// cache (evicted, or at the end in key order) is merged into its key: its
+// IDs go after those the key holds, or the key becomes the range
+// {0, lo, hi} once it would hold more than max_ids_per_key() IDs. Gives the
+// sort method's databases (the same pairs, the same ranges).
 Status BuildCached(MdbEnv& env, std::vector<Target>& targets, const Routes& routes,
                    const MdbIndexOptions& options, MdbIndexStats* stats) {
   std::optional<MdbTxn> txn;

@@ -39,7 +39,9 @@ class MdbKeyList {
   }
   // While every key has 4 bytes (the usual case: 32-bit hashes, presence),
   // the keys are held as words, each key's bytes read big-endian, so that
-  // they sort as the keys do; Words() gives them without a copy.
+  // they sort as the keys do; Words() gives them without a copy. The first
+  // operator[] writes them out as bytes: a list is one thread's, const or
+  // not.
   bool narrow() const { return narrow_; }
   std::span<const uint32_t> Words() const { return words_; }
   void Add(std::string_view key) {
