@@ -40,16 +40,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Status some_status = DecodeMdbEntryView(bytes, &some, MdbEntryChecks::kBounds, kOdd);
   if (some_status.ok() != bounded_status.ok()) std::abort();
   if (some_status.ok()) {
-    if (some.attributes.size() != bounded.attributes.size()) std::abort();
-    for (size_t i = 0; i < some.attributes.size(); ++i) {
-      const MdbAttributeView& a = some.attributes[i];
-      const bool want = a.adx >= kOdd.size() || kOdd[a.adx] != 0;
-      if (a.skipped == want || a.count != bounded.attributes[i].count) std::abort();
-      if (!want) continue;
+    // The wanted attributes, in order, with the whole decode's values.
+    size_t k = 0;
+    for (const MdbAttributeView& b : bounded.attributes) {
+      if (b.adx < kOdd.size() && kOdd[b.adx] == 0) continue;
+      if (k >= some.attributes.size()) std::abort();
+      const MdbAttributeView& a = some.attributes[k++];
+      if (a.adx != b.adx || a.count != b.count || a.multival != b.multival) std::abort();
       auto got = some.Normalized(a);
-      auto expected = bounded.Normalized(bounded.attributes[i]);
+      auto expected = bounded.Normalized(b);
       if (!std::equal(got.begin(), got.end(), expected.begin(), expected.end())) std::abort();
     }
+    if (k != some.attributes.size()) std::abort();
   }
   if (!entry.ok()) return 0;
 

@@ -171,14 +171,14 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChe
     a.count = numvals & kMaxNumvals;
     a.first = static_cast<uint32_t>(out->values.size());
     counted_nvals += (uint64_t{a.count} + 1) * (a.has_normalized ? 2 : 1);
-    a.skipped = !everything && a.adx < wanted.size() && !wanted[a.adx];
+    const bool skip = !everything && a.adx < wanted.size() && !wanted[a.adx];
     if (!a.multival) {
       if (a.count > offset) return corrupt("attribute claims more values than the table holds");
       const uint32_t n = a.has_normalized ? 2 * a.count : a.count;
       if (n > static_cast<uint64_t>(table_end - word) / 4) {
         return corrupt("length table ends inside an attribute");
       }
-      if (a.skipped) {
+      if (skip) {
         // Only the lengths: the sum of n of them fits in 64 bits.
         uint64_t bytes_used = 0;
         for (uint32_t j = 0; j < n; ++j) bytes_used += uint64_t{GetWord(word + 4 * j)} + 1;
@@ -187,7 +187,6 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChe
         }
         word += 4 * static_cast<size_t>(n);
         data += bytes_used;
-        out->attributes.push_back(a);
         continue;
       }
       // Every entry of a scan comes through here: the slots are made at
@@ -206,7 +205,7 @@ Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChe
         data += len + 1;
       }
     }
-    out->attributes.push_back(a);
+    if (!skip) out->attributes.push_back(a);
   }
   if (word != table_end) return corrupt("length table holds words no attribute uses");
   if (counted_nvals != nvals) {

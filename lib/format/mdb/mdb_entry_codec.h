@@ -100,8 +100,6 @@ struct MdbAttributeView {
   // A multival record whose id2v values ResolveMdbMultival (mdb_id2v.h)
   // appended to MdbEntryView::values.
   bool resolved = false;
-  // Left out by the decode's `wanted` (see DecodeMdbEntryView): no values.
-  bool skipped = false;
   bool has_normalized = false;
   uint32_t count = 0;  // values (for multival: in id2v)
   uint32_t first = 0;  // index in MdbEntryView::values of the first value
@@ -113,11 +111,11 @@ struct MdbEntryView {
   std::vector<std::string_view> values;
 
   std::span<const std::string_view> Values(const MdbAttributeView& a) const {
-    return {values.data() + a.first, (a.multival && !a.resolved) || a.skipped ? 0 : a.count};
+    return {values.data() + a.first, a.multival && !a.resolved ? 0 : a.count};
   }
   // The normalized copies, or the values when the record has none.
   std::span<const std::string_view> Normalized(const MdbAttributeView& a) const {
-    if ((a.multival && !a.resolved) || a.skipped || !a.has_normalized) return Values(a);
+    if ((a.multival && !a.resolved) || !a.has_normalized) return Values(a);
     return {values.data() + a.first + a.count, a.count};
   }
 };
@@ -134,12 +132,14 @@ enum class MdbEntryChecks { kFull, kBounds };
 // *out views `bytes`, which must outlive it.
 Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out,
                           MdbEntryChecks checks = MdbEntryChecks::kFull);
-// The same, with views of the values of the attributes whose ad2i number
-// `wanted` marks only (a number past its end is wanted): the others are
-// listed `skipped`, with their counts. Their lengths are still checked
-// against the record; kFull's check of the NUL after each value is made on
-// the wanted values only. A scan that keys a few attributes of each entry
-// spent most of a full decode on values it does not read.
+// The same, for the attributes whose ad2i number `wanted` marks (a number
+// past its end is wanted) only: the others are left out of `attributes`
+// and their values get no views, though their lengths are still checked
+// against the record and their counts against the header (kFull's check
+// of the NUL after each value is made on the wanted values only). A
+// multival attribute left out is not read from id2v either. A scan that
+// keys a few attributes of each entry spent most of a full decode on
+// values it does not read.
 Status DecodeMdbEntryView(std::string_view bytes, MdbEntryView* out, MdbEntryChecks checks,
                           std::span<const uint8_t> wanted);
 

@@ -77,7 +77,7 @@ Status ResolveMdbMultival(MdbTxn& txn, MdbDb id2v, uint64_t id, MdbEntryView* vi
   std::vector<std::string_view> stored;
   std::vector<std::string_view> normalized;
   for (MdbAttributeView& a : view->attributes) {
-    if (!a.multival || a.resolved || a.skipped) continue;
+    if (!a.multival || a.resolved) continue;
     auto corrupt = [&](const std::string& what) {
       return Status::Corruption(std::string(where) + ": id2v: entry ID " + std::to_string(id) +
                                 ", ad2i number " + std::to_string(a.adx) + ": " + what)

@@ -59,10 +59,9 @@ Status DecodeMdbId2vValue(std::string_view stored, bool has_normalized, std::str
 // (decoded from its id2e record) through `txn`: each such record's values,
 // then its normalized copies, are appended to view->values and the record
 // marked `resolved`, so that Values() and Normalized() give them as for any
-// record; a record the decode left out (`skipped`) is not read. The views
-// point into the map: valid as long as the transaction's reads are.
-// Corruption (naming `where` and the entry) when id2v holds fewer values
-// than the record counts or a malformed one.
+// record. The views point into the map: valid as long as the transaction's
+// reads are. Corruption (naming `where` and the entry) when id2v holds
+// fewer values than the record counts or a malformed one.
 Status ResolveMdbMultival(MdbTxn& txn, MdbDb id2v, uint64_t id, MdbEntryView* view,
                           std::string_view where);
 
