@@ -3,15 +3,6 @@
 #include "lib/util/coding.h"
 
 namespace dirload {
-namespace {
-
-void PutBigEndian32(uint32_t v, std::string* out) {
-  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-               static_cast<char>(v)};
-  out->append(b, 4);
-}
-
-}  // namespace
 
 void AppendStoredKeyPrefix(std::string_view index_key, std::string* out) {
   out->reserve(out->size() + index_key.size() + 5);

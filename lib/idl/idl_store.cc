@@ -36,10 +36,7 @@ Result<IdList> ReadIdList(Store* store, std::string_view table, std::string_view
     cursor->Seek(want);
     for (uint32_t n = 0; n < header.full_chunks; ++n) {
       want.resize(want.size() - 4);
-      want.push_back(static_cast<char>(n >> 24));
-      want.push_back(static_cast<char>(n >> 16));
-      want.push_back(static_cast<char>(n >> 8));
-      want.push_back(static_cast<char>(n));
+      PutBigEndian32(n, &want);
       if (!cursor->valid() || cursor->key() != want) {
         DIRLOAD_RETURN_IF_ERROR(cursor->status());
         return Status::Corruption(Where(table, index_key) + "ID list chunk " + std::to_string(n) +

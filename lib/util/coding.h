@@ -11,6 +11,24 @@
 
 namespace dirload {
 
+inline void PutBigEndian32(uint32_t v, std::string* out) {
+  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 8), static_cast<char>(v)};
+  out->append(b, 4);
+}
+
+inline std::string BigEndian32(uint32_t v) {
+  std::string s;
+  PutBigEndian32(v, &s);
+  return s;
+}
+
+// REQUIRES: bytes.size() >= 4
+inline uint32_t GetBigEndian32(std::string_view bytes) {
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+}
+
 inline void PutBigEndian64(uint64_t v, std::string* out) {
   char b[8];
   for (int i = 7; i >= 0; --i) {

@@ -24,6 +24,7 @@
 #include "lib/schema/matching_rule.h"
 #include "lib/schema/schema.h"
 #include "lib/schema/syntax.h"
+#include "lib/util/coding.h"
 
 namespace dirload::mdb {
 namespace {
@@ -119,7 +120,7 @@ struct Target {
   void Add(std::string_view key, uint64_t id) {
     if (!wide) {
       if (key.size() == 4) {
-        pairs.push_back(uint64_t{Word(key)} << 32 | id);
+        pairs.push_back(uint64_t{GetBigEndian32(key)} << 32 | id);
         return;
       }
       Widen();
@@ -132,20 +133,20 @@ struct Target {
   // pages never written are never resident.
   size_t memory() const { return pairs.size() * 8 + key_bytes; }
 
-  static uint32_t Word(std::string_view key) {
-    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
-    return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
-  }
-  static std::string WordKey(uint32_t w) {
-    const char b[4] = {static_cast<char>(w >> 24), static_cast<char>(w >> 16),
-                       static_cast<char>(w >> 8), static_cast<char>(w)};
-    return std::string(b, 4);
+  // An entry's keys for this index, as AddKeys made them.
+  void Add(const MdbKeyList& list, uint64_t id) {
+    if (list.narrow() && !wide) {
+      // The list's words are the keys read big-endian, as pairs hold them.
+      for (uint32_t w : list.Words()) pairs.push_back(uint64_t{w} << 32 | id);
+      return;
+    }
+    for (size_t i = 0; i < list.size(); ++i) Add(list[i], id);
   }
   // The pairs so far, numbered.
   void Widen() {
     wide = true;
     for (uint64_t& p : pairs) {
-      const std::string key = WordKey(static_cast<uint32_t>(p >> 32));
+      const std::string key = BigEndian32(static_cast<uint32_t>(p >> 32));
       size_t before = keys.size();
       p = uint64_t{numbers.Number(key, &keys)} << 32 | (p & 0xffffffffu);
       if (keys.size() != before) key_bytes += 48;
@@ -245,7 +246,7 @@ Status EmitSorted(Target& t, Fn&& fn) {
         const uint32_t id = static_cast<uint32_t>(t.pairs[i]);
         if (ids.empty() || ids.back() != id) ids.push_back(id);
       }
-      DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(Target::WordKey(word)), ids));
+      DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(BigEndian32(word)), ids));
     }
     std::vector<uint64_t>().swap(t.pairs);
     t.prepared = false;
@@ -676,11 +677,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
           Target& t = targets[ti];
           keys.clear();
           t.indexer->AddKeys(vals, &keys);
-          if (keys.narrow() && !t.wide) {
-            for (uint32_t w : keys.Words()) t.pairs.push_back(uint64_t{w} << 32 | id);
-            continue;
-          }
-          for (size_t i = 0; i < keys.size(); ++i) t.Add(keys[i], id);
+          t.Add(keys, id);
         }
       }
       if (budget != 0 && memory() > budget) return spill(g);

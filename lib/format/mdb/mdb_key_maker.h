@@ -19,6 +19,7 @@
 
 #include "lib/format/mdb/mdb_index_keys.h"
 #include "lib/index/index_spec.h"
+#include "lib/util/coding.h"
 #include "lib/util/status.h"
 
 namespace dirload::mdb {
@@ -46,8 +47,7 @@ class MdbKeyList {
   std::span<const uint32_t> Words() const { return words_; }
   void Add(std::string_view key) {
     if (narrow_ && key.size() == 4) {
-      const auto* b = reinterpret_cast<const unsigned char*>(key.data());
-      words_.push_back(uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3]);
+      words_.push_back(GetBigEndian32(key));
       return;
     }
     if (narrow_) Widen();
@@ -71,9 +71,7 @@ class MdbKeyList {
   void Widen() const {
     narrow_ = false;
     for (uint32_t w : words_) {
-      const char b[4] = {static_cast<char>(w >> 24), static_cast<char>(w >> 16),
-                         static_cast<char>(w >> 8), static_cast<char>(w)};
-      bytes_.append(b, 4);
+      PutBigEndian32(w, &bytes_);
       ends_.push_back(static_cast<uint32_t>(bytes_.size()));
     }
     words_.clear();

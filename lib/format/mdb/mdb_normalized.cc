@@ -103,35 +103,19 @@ bool UuidBytes(std::string_view value, std::string* out) {
 
 Status MdbNormalizedValue(const Schema& schema, const AttributeType& type, std::string_view value,
                           std::string* out) {
-  // Each entry's entryUUID, on the writing thread: straight to its bytes.
-  if (type.equality != nullptr && type.equality->normalizer == Normalizer::kUuid &&
-      UuidBytes(value, out)) {
-    return Status::Ok();
-  }
+  // UUIDNormalize keeps the 16 bytes the hex digits spell: each entry's
+  // entryUUID, on the writing thread, goes straight to them.
+  const bool uuid = type.equality != nullptr && type.equality->normalizer == Normalizer::kUuid;
+  if (uuid && UuidBytes(value, out)) return Status::Ok();
   Status st = NormalizeEquality(schema, type, value, out);
   if (!st.ok()) {
     return st.WithPrefix(std::string(type.name()) + ": ").WithOrigin(ErrorOrigin::kInput);
   }
-  if (type.equality->normalizer == Normalizer::kUuid) {
-    // UUIDNormalize keeps the 16 bytes the hex digits spell.
-    std::string raw;
-    int hi = -1;
-    for (char c : *out) {
-      int d = HexDigitValue(c);
-      if (d < 0) continue;  // the dashes
-      if (hi < 0) {
-        hi = d;
-      } else {
-        raw.push_back(static_cast<char>(hi << 4 | d));
-        hi = -1;
-      }
-    }
-    if (raw.size() != 16 || hi >= 0) {
-      return Status::InvalidArgument(std::string(type.name()) +
-                                     ": not a UUID: " + std::string(value))
-          .WithOrigin(ErrorOrigin::kInput);
-    }
-    *out = std::move(raw);
+  if (uuid) {
+    // The text normalizer, there for its message, accepts no more than
+    // UuidBytes: this is not reached.
+    return Status::InvalidArgument(std::string(type.name()) + ": not a UUID: " + std::string(value))
+        .WithOrigin(ErrorOrigin::kInput);
   }
   return Status::Ok();
 }
