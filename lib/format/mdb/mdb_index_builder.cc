@@ -534,14 +534,11 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   // The targets are shared out into groups of about equal weight
   // (substring indexes weigh most). Each group is built by a scan of id2e in
   // its own read transaction, then handed to the sink; the threads take the
-  // next task in turn: hand on a group that is scanned, whichever it is, when
-  // no other group is being handed on (LMDB has one writer), else scan the
-  // next group. So the writes of one group overlap the scan of the next, and
-  // both cores work through the phase; only a few groups' pairs are held at
-  // a time. The writes, one after the other, are most of the phase's length:
-  // they start as soon as any scan ends. Taken in group order, the writer
-  // waited at 285,000 entries for the first group while a smaller one had
-  // been ready for half a second.
+  // next task in turn: hand the next group on once it is scanned and no
+  // other group is being handed on (LMDB has one writer), else scan the next
+  // group. So the
+  // writes of one group overlap the scan of the next, and both cores work
+  // through the phase; only a few groups' pairs are held at a time.
   struct Group {
     std::vector<size_t> targets;
     Routes routes;  // own targets only
@@ -552,7 +549,6 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     std::vector<std::string> runs;
     uint64_t entries = 0;
     bool scanned = false;
-    bool written = false;
   };
   const size_t group_count = std::min<size_t>(targets.size(), kGroups);
   std::vector<Group> groups(group_count);
@@ -749,33 +745,23 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
 
   std::mutex mu;
   std::condition_variable changed;
-  size_t next_scan = 0, written = 0;
+  size_t next_scan = 0, next_write = 0;
   bool writing = false;
   Status failed;
   auto work = [&] {
     ThreadTimer timer(options.ledger, "index");
     StageLap lap(options.ledger);
     std::unique_lock<std::mutex> lock(mu);
-    while (failed.ok() && written < group_count) {
-      Group* ready = nullptr;
-      if (!writing) {
-        for (Group& c : groups) {
-          if (c.scanned && !c.written) {
-            ready = &c;
-            break;
-          }
-        }
-      }
-      if (ready != nullptr) {
+    while (failed.ok() && next_write < group_count) {
+      if (!writing && groups[next_write].scanned) {
         writing = true;
-        Group& g = *ready;
-        g.written = true;
+        Group& g = groups[next_write];
         lock.unlock();
         Status st = write(g);
         lap.Lap("write");
         lock.lock();
         writing = false;
-        ++written;
+        ++next_write;
         if (!st.ok() && failed.ok()) failed = st;
         changed.notify_all();
       } else if (next_scan < group_count) {
