@@ -6,6 +6,17 @@
 # page cache. --tool-threads N sets slapd.conf's tool-threads (default 2).
 # Set need_slapd=0 first when the driver does not run OpenLDAP.
 
+# generate_ldif GEN ENTRIES FILE: FILE holds dirload-gen's ENTRIES entries
+# (seed 1), made unless it is there. The generator writes FILE.part, renamed
+# when it is done: a generation that was stopped leaves no FILE that a
+# later run would take for the whole input.
+generate_ldif() {
+  local gen=$1 n=$2 file=$3
+  [[ -s $file ]] && return 0
+  "$gen" --entries "$n" --seed 1 -o "$file.part"
+  mv "$file.part" "$file"
+}
+
 bench_setup() {
   entries=285000
   runs=3
@@ -33,7 +44,7 @@ bench_setup() {
   [[ -x /usr/bin/time ]] || { echo "/usr/bin/time missing: apt-get install time" >&2; exit 2; }
   mkdir -p "$work"
   ldif="$work/people-$entries.ldif"
-  [[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
+  generate_ldif "$gen" "$entries" "$ldif"
   suffix="dc=example,dc=com"
   cat "$ldif" > /dev/null  # into the page cache, outside the timed region
   warm_memory
@@ -76,7 +87,7 @@ ab_setup() {
   mkdir -p "$work"
   suffix="dc=example,dc=com"
   ldif="$work/people-$entries.ldif"
-  [[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
+  generate_ldif "$gen" "$entries" "$ldif"
   cat "$ldif" > /dev/null
   build=$after warm_memory
 }

@@ -23,7 +23,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=workload_indexes.sh
 source "$root/bench/workload_indexes.sh"
 # shellcheck source=bench_common.sh
-source "$root/bench/bench_common.sh"  # for slapd_conf only
+source "$root/bench/bench_common.sh"  # for slapd_conf and generate_ldif
 
 entries=30000
 build="$root/build"
@@ -48,7 +48,7 @@ gen="$build/bench/dirload-gen"
 mkdir -p "$work"
 suffix="dc=example,dc=com"
 ldif="$work/people-$entries.ldif"
-[[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
+generate_ldif "$gen" "$entries" "$ldif"
 
 # count BIN ARGS...: the instructions of one run. dirload may start itself
 # again (lib/util/malloc_huge_pages.cc), so children are traced and the

@@ -51,7 +51,8 @@ mkdir -p "$work"
 rootdn="cn=admin,dc=example,dc=com"
 
 all="$work/all-$((entries + more)).ldif"
-[[ -s $all ]] || "$gen" --entries $((entries + more)) --seed 1 -o "$all"
+# Written under another name first: a stopped generation leaves no input.
+[[ -s $all ]] || { "$gen" --entries $((entries + more)) --seed 1 -o "$all.part" && mv "$all.part" "$all"; }
 awk -v n="$entries" 'BEGIN { RS = ""; ORS = "\n\n" } NR <= n' "$all" > "$work/base.ldif"
 awk -v n="$entries" 'BEGIN { RS = ""; ORS = "\n\n" } NR > n' "$all" > "$work/more.ldif"
 

@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=workload_indexes.sh
 source "$root/bench/workload_indexes.sh"
 # shellcheck source=bench_common.sh
-source "$root/bench/bench_common.sh"  # for slapd_conf only
+source "$root/bench/bench_common.sh"  # for slapd_conf and generate_ldif
 
 entries=285000
 formats="mdb native"
@@ -43,7 +43,7 @@ command -v perf > /dev/null || { echo "perf missing: apt-get install linux-perf"
 mkdir -p "$work" "$out"
 suffix="dc=example,dc=com"
 ldif="$work/people-$entries.ldif"
-[[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
+generate_ldif "$gen" "$entries" "$ldif"
 cat "$ldif" > /dev/null
 warm_memory
 

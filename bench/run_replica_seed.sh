@@ -84,9 +84,11 @@ suffix="dc=example,dc=com"
 rootdn="cn=admin,$suffix"
 csn_time="20260101000000Z"
 ldif="$work/people-$entries.ldif"
-[[ -s $ldif ]] || "$gen" --entries "$entries" --seed 1 -o "$ldif"
+# Written under another name first: a stopped generation leaves no input.
+[[ -s $ldif ]] || { "$gen" --entries "$entries" --seed 1 -o "$ldif.part" && mv "$ldif.part" "$ldif"; }
 change_file="$work/changes-$entries-$changes.ldif"
-[[ -s $change_file ]] || "$gen" --entries "$entries" --seed 1 --changes "modify=$changes" -o "$change_file"
+[[ -s $change_file ]] || { "$gen" --entries "$entries" --seed 1 --changes "modify=$changes" -o "$change_file.part" &&
+  mv "$change_file.part" "$change_file"; }
 
 base_port=$((20000 + RANDOM % 20000))
 providers=1

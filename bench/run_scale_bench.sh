@@ -31,7 +31,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=workload_indexes.sh
 source "$root/bench/workload_indexes.sh"
 # shellcheck source=bench_common.sh
-source "$root/bench/bench_common.sh"  # for slapd_conf only
+source "$root/bench/bench_common.sh"  # for slapd_conf and generate_ldif
 
 sizes="285000 1000000"
 formats="mdb native"
@@ -145,7 +145,7 @@ sm_args=()
 # cache (while it fits), outside the timed region.
 prepare_ldif() {
   local ldif="$work/people-$1.ldif"
-  [[ -s $ldif ]] || "$gen" --entries "$1" --seed 1 -o "$ldif"
+  generate_ldif "$gen" "$1" "$ldif"
   cat "$ldif" > /dev/null
 }
 
