@@ -6,14 +6,16 @@
 # page cache. --tool-threads N sets slapd.conf's tool-threads (default 2).
 # Set need_slapd=0 first when the driver does not run OpenLDAP.
 
-# generate_ldif GEN ENTRIES FILE: FILE holds dirload-gen's ENTRIES entries
-# (seed 1), made unless it is there. The generator writes FILE.part, renamed
-# when it is done: a generation that was stopped leaves no FILE that a
-# later run would take for the whole input.
+# generate_ldif GEN ENTRIES FILE [ARGS...]: FILE holds dirload-gen's output
+# for ENTRIES entries (seed 1, and ARGS, e.g. --changes), made unless it is
+# there. The generator writes FILE.part, renamed when it is done: a
+# generation that was stopped leaves no FILE that a later run would take for
+# the whole input.
 generate_ldif() {
   local gen=$1 n=$2 file=$3
+  shift 3
   [[ -s $file ]] && return 0
-  "$gen" --entries "$n" --seed 1 -o "$file.part"
+  "$gen" --entries "$n" --seed 1 "$@" -o "$file.part"
   mv "$file.part" "$file"
 }
 

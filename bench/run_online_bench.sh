@@ -47,12 +47,13 @@ for p in slapd slapadd slapindex ldapsearch mdb_dump; do
   command -v "$p" >/dev/null || { echo "$p missing: apt-get install slapd ldap-utils lmdb-utils" >&2; exit 2; }
 done
 source "$root/bench/workload_indexes.sh"
+# shellcheck source=bench_common.sh
+source "$root/bench/bench_common.sh"  # for generate_ldif
 mkdir -p "$work"
 rootdn="cn=admin,dc=example,dc=com"
 
 all="$work/all-$((entries + more)).ldif"
-# Written under another name first: a stopped generation leaves no input.
-[[ -s $all ]] || { "$gen" --entries $((entries + more)) --seed 1 -o "$all.part" && mv "$all.part" "$all"; }
+generate_ldif "$gen" $((entries + more)) "$all"
 awk -v n="$entries" 'BEGIN { RS = ""; ORS = "\n\n" } NR <= n' "$all" > "$work/base.ldif"
 awk -v n="$entries" 'BEGIN { RS = ""; ORS = "\n\n" } NR > n' "$all" > "$work/more.ldif"
 

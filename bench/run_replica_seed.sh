@@ -33,6 +33,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench_common.sh
+source "$root/bench/bench_common.sh"  # for generate_ldif
 build="$root/build"
 work=/tmp/dirload-replica-seed
 out=""
@@ -84,11 +86,9 @@ suffix="dc=example,dc=com"
 rootdn="cn=admin,$suffix"
 csn_time="20260101000000Z"
 ldif="$work/people-$entries.ldif"
-# Written under another name first: a stopped generation leaves no input.
-[[ -s $ldif ]] || { "$gen" --entries "$entries" --seed 1 -o "$ldif.part" && mv "$ldif.part" "$ldif"; }
+generate_ldif "$gen" "$entries" "$ldif"
 change_file="$work/changes-$entries-$changes.ldif"
-[[ -s $change_file ]] || { "$gen" --entries "$entries" --seed 1 --changes "modify=$changes" -o "$change_file.part" &&
-  mv "$change_file.part" "$change_file"; }
+generate_ldif "$gen" "$entries" "$change_file" --changes "modify=$changes"
 
 base_port=$((20000 + RANDOM % 20000))
 providers=1
