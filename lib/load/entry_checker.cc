@@ -144,9 +144,10 @@ const char* SchemaViolationName(SchemaViolation v) {
 
 void EntryChecker::SortKey(std::string_view ndn, std::string* key) { DnSortKey(ndn, key); }
 
-const EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view description) {
-  if (const DescriptionInfo* known = descriptions_.Find(description)) return *known;
+EntryChecker::DescriptionInfo& EntryChecker::Describe(std::string_view description) {
+  if (DescriptionInfo* known = descriptions_.Find(description)) return *known;
   DescriptionInfo info;
+  info.written = std::string(description);
   Result<AttributeDescription> ad = schema_->ParseAttributeDescription(description);
   std::string key;
   if (!ad.ok()) {
@@ -233,9 +234,11 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
   norms_used_ = 0;
   entry_classes_.clear();
   bool has_object_class = false;
+  sequence_.Start();
   for (size_t i = 0; i < record.size(); ++i) {
     ldif::AttributeView a = record.attribute(i);
-    const DescriptionInfo& info = Describe(a.description);
+    const DescriptionInfo& info =
+        *sequence_.Next(a.description, [this](std::string_view d) { return &Describe(d); });
     int32_t norm = -1;
     // Without schema checks an undefined type is stored as written, but a
     // malformed description or an unknown option is still refused (slapadd -s

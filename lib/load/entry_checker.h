@@ -40,6 +40,7 @@
 #include "lib/schema/dn.h"
 #include "lib/schema/dn_normalizer.h"
 #include "lib/schema/schema.h"
+#include "lib/util/sequence_lookup.h"
 #include "lib/util/status.h"
 #include "lib/util/string_map.h"
 
@@ -148,6 +149,8 @@ class EntryChecker {
     const AttributeType* type = nullptr;  // null when the type is undefined
     uint32_t canonical = 0;               // id of the canonical description ("cn;lang-en")
     std::string canonical_name;
+    std::string written;              // as the entries write it (its key in descriptions_)
+    DescriptionInfo* next = nullptr;  // for sequence_
   };
   // The refusal of an entry for `kind`; remembered for violation().
   Status Violation(SchemaViolation kind, Status error);
@@ -159,7 +162,7 @@ class EntryChecker {
     std::vector<bool> allowed;  // by attribute type id
   };
 
-  const DescriptionInfo& Describe(std::string_view description);
+  DescriptionInfo& Describe(std::string_view description);
   // Describe for a stored entry's dictionary id, remembered by id.
   const DescriptionInfo& DescribeStored(uint32_t id, const AttributeDictionary& dictionary);
   // A value valid for its syntax and, where slapadd refuses what the
@@ -189,6 +192,8 @@ class EntryChecker {
   DnNormalizer dns_;  // entry names and DN-valued attributes
   const AttributeType* object_class_type_;
   StringMap<DescriptionInfo> descriptions_;
+  // Prepare's lookups of its record's descriptions, mostly without hashing.
+  SequenceLookup<DescriptionInfo> sequence_;
   StringMap<uint32_t> canonical_ids_;
   StringMap<const ObjectClass*> classes_;
   StringMap<ClassSetInfo> class_sets_;

@@ -115,14 +115,49 @@ Status MdbEntryEncoder::ForEachId2vRecord(std::span<const MdbValue> values,
   return Status::Ok();
 }
 
-uint32_t MdbEntryEncoder::OcFlags(std::string_view object_class) {
-  if (const uint32_t* known = oc_flags_.Find(object_class)) return *known;
-  // Entries name a handful of classes, millions of times over.
-  if (oc_flags_.size() >= kMaxOcFlags) oc_flags_ = StringMap<uint32_t>();
-  const std::string_view one[] = {object_class};
-  const uint32_t flags = MdbEntryOcFlags(schema_, one);
-  oc_flags_.Insert(object_class, flags);
+uint32_t MdbEntryEncoder::OcFlags(size_t position, std::string_view object_class) {
+  if (position < last_classes_.size() && last_classes_[position].first == object_class) {
+    return last_classes_[position].second;
+  }
+  uint32_t flags;
+  if (const uint32_t* known = oc_flags_.Find(object_class)) {
+    flags = *known;
+  } else {
+    // Entries name a handful of classes, millions of times over.
+    if (oc_flags_.size() >= kMaxOcFlags) oc_flags_ = StringMap<uint32_t>();
+    const std::string_view one[] = {object_class};
+    flags = MdbEntryOcFlags(schema_, one);
+    oc_flags_.Insert(object_class, flags);
+  }
+  if (position >= last_classes_.size()) last_classes_.resize(position + 1);
+  last_classes_[position] = {std::string(object_class), flags};
   return flags;
+}
+
+Result<MdbEntryEncoder::Description*> MdbEntryEncoder::AddDescription(std::string_view written) {
+  Description nd;
+  nd.written = std::string(written);
+  Result<AttributeDescription> desc = schema_.ParseAttributeDescription(written);
+  // An undefined type reaches here only from a load without schema checks
+  // (slapadd -s stores those too): kept as written, with no normalized copy.
+  nd.name = desc.ok() ? desc->ToString() : std::string(written);
+  nd.type = desc.ok() ? desc->type : nullptr;
+  nd.normalized = nd.type != nullptr && MdbStoresNormalized(*nd.type);
+  nd.object_class = nd.type != nullptr && nd.type->oid == kObjectClassOid;
+  nd.sorted =
+      nd.type != nullptr && nd.type->id < sorted_types_.size() && sorted_types_[nd.type->id];
+  // A multival threshold names the description exactly, options and all.
+  const uint32_t* hi = multival_hi_.Find(nd.name);
+  nd.multival_hi = hi != nullptr ? *hi : default_multival_hi_;
+  if (nd.type != nullptr && (nd.sorted || nd.multival_hi != UINT32_MAX)) {
+    Result<MdbValueOrder> order = MdbValueOrderFor(*nd.type);
+    if (!order.ok()) return order.status().WithPrefix("multival default: ");
+    nd.order = *order;
+  }
+  auto [id, added] = canonical_ids_.Insert(nd.name, static_cast<uint32_t>(canonical_ids_.size()));
+  if (added) canonical_.emplace_back();
+  nd.canonical = *id;
+  return descriptions_.Insert(written, std::move(nd)).first;
 }
 
 Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
@@ -134,35 +169,19 @@ Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
   record_of_.resize(values.size());
   ++encoded_entries_;
   entry_oc_flags_ = MdbEntryOcFlags(schema_, {});  // an entry without classes
+  size_t classes = 0;                              // objectClass values so far
+  sequence_.Start();
+  Status described;
+  auto describe = [&](std::string_view written) -> Description* {
+    if (Description* known = descriptions_.Find(written)) return known;
+    Result<Description*> added = AddDescription(written);
+    if (!added.ok()) described = added.status();
+    return added.ok() ? *added : nullptr;
+  };
   for (size_t i = 0; i < values.size(); ++i) {
     const MdbValue& v = values[i];
-    Description* d = descriptions_.Find(v.description);
-    if (d == nullptr) {
-      Description nd;
-      Result<AttributeDescription> desc = schema_.ParseAttributeDescription(v.description);
-      // An undefined type reaches here only from a load without schema
-      // checks (slapadd -s stores those too): kept as written, with no
-      // normalized copy.
-      nd.name = desc.ok() ? desc->ToString() : std::string(v.description);
-      nd.type = desc.ok() ? desc->type : nullptr;
-      nd.normalized = nd.type != nullptr && MdbStoresNormalized(*nd.type);
-      nd.object_class = nd.type != nullptr && nd.type->oid == kObjectClassOid;
-      nd.sorted =
-          nd.type != nullptr && nd.type->id < sorted_types_.size() && sorted_types_[nd.type->id];
-      // A multival threshold names the description exactly, options and all.
-      const uint32_t* hi = multival_hi_.Find(nd.name);
-      nd.multival_hi = hi != nullptr ? *hi : default_multival_hi_;
-      if (nd.type != nullptr && (nd.sorted || nd.multival_hi != UINT32_MAX)) {
-        Result<MdbValueOrder> order = MdbValueOrderFor(*nd.type);
-        if (!order.ok()) return order.status().WithPrefix("multival default: ");
-        nd.order = *order;
-      }
-      auto [id, added] =
-          canonical_ids_.Insert(nd.name, static_cast<uint32_t>(canonical_ids_.size()));
-      if (added) canonical_.emplace_back();
-      nd.canonical = *id;
-      d = descriptions_.Insert(v.description, std::move(nd)).first;
-    }
+    Description* d = sequence_.Next(v.description, describe);
+    if (d == nullptr) return described;
     // One record per canonical name, whichever spelling comes first.
     Canonical& c = canonical_[d->canonical];
     if (c.entry != encoded_entries_) {
@@ -178,7 +197,7 @@ Status MdbEntryEncoder::Layout(uint64_t id, std::span<const MdbValue> values,
     ++rec.count;
     if (!v.has_normalized) rec.all_given = false;
     record_of_[i] = c.record;
-    if (d->object_class) entry_oc_flags_ |= OcFlags(v.value);
+    if (d->object_class) entry_oc_flags_ |= OcFlags(classes++, v.value);
   }
   if (records_.size() > 0x7fffffffu)
     return Status::InvalidArgument("mdb entry: too many attributes");

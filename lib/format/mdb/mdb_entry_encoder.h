@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "lib/format/mdb/mdb_value_order.h"
+#include "lib/util/sequence_lookup.h"
 #include "lib/util/status.h"
 #include "lib/util/string_map.h"
 
@@ -109,8 +110,9 @@ class MdbEntryEncoder {
   Status ForEachId2vRecord(std::span<const MdbValue> values, const Id2vRecordFn& fn);
 
  private:
-  // MdbEntryOcFlags of one objectClass value, remembered.
-  uint32_t OcFlags(std::string_view object_class);
+  // MdbEntryOcFlags of one objectClass value, remembered; `position` is
+  // its place among the entry's objectClass values.
+  uint32_t OcFlags(size_t position, std::string_view object_class);
 
   const Schema& schema_;
   uint64_t encoded_size_ = 0;
@@ -119,7 +121,8 @@ class MdbEntryEncoder {
   // What Layout learnt of each description as written: entries repeat a
   // few dozen descriptions millions of times.
   struct Description {
-    std::string name;  // canonical ("cn;lang-de"), or as written when undefined
+    std::string written;  // as the entries write it (its key in descriptions_)
+    std::string name;     // canonical ("cn;lang-de"), or as written when undefined
     const AttributeType* type = nullptr;
     bool normalized = false;            // slapd stores normalized copies
     bool object_class = false;          // objectClass: its values set the ocflags
@@ -127,12 +130,17 @@ class MdbEntryEncoder {
     bool sorted = false;                // a sortvals type
     uint32_t multival_hi = UINT32_MAX;  // more values than this go to id2v
     MdbValueOrder order = MdbValueOrder::kOctet;
-    uint32_t canonical = 0;  // in canonical_: one per name
+    uint32_t canonical = 0;       // in canonical_: one per name
+    Description* next = nullptr;  // for sequence_
     // The last value Layout normalized itself, and its normalized copy.
     bool has_last = false;
     std::string last_value, last_normalized;
   };
   StringMap<Description> descriptions_;
+  // Layout's lookups of descriptions, mostly without hashing.
+  SequenceLookup<Description> sequence_;
+  // A description first seen, in descriptions_.
+  Result<Description*> AddDescription(std::string_view written);
   // Per canonical name: which of records_ holds it, when `entry` is the
   // entry being laid out (Layout's count of entries).
   struct Canonical {
@@ -146,6 +154,9 @@ class MdbEntryEncoder {
   // kMaxOcFlags of them.
   static constexpr size_t kMaxOcFlags = 1024;
   StringMap<uint32_t> oc_flags_;
+  // The last entry's objectClass values and their flags, by position: most
+  // entries name the classes of the one before, in the same order.
+  std::vector<std::pair<std::string, uint32_t>> last_classes_;
   uint32_t entry_oc_flags_ = 0;  // Layout's, for Write
   // Layout's scratch, kept from entry to entry.
   struct Record {

@@ -14,6 +14,7 @@
 #include "lib/schema/matching_rule.h"
 #include "lib/util/ascii.h"
 #include "lib/util/coding.h"
+#include "lib/util/sequence_lookup.h"
 #include "lib/util/string_map.h"
 
 namespace dirload {
@@ -91,11 +92,14 @@ class MdbPreparer final : public EntrySink::Preparer {
                  EntrySink::Prepared* out) override {
     out->beside.resize(values.size());
     out->has_beside.assign(values.size(), 0);
+    sequence_.Start();
     for (size_t i = 0; i < values.size(); ++i) {
       bool stored = false;
       const std::string* equality = i < equalities.size() ? equalities[i] : nullptr;
+      const Type& type =
+          *sequence_.Next(values[i].first, [this](std::string_view d) { return &TypeOf(d); });
       DIRLOAD_RETURN_IF_ERROR(
-          Normalize(TypeOf(values[i].first), values[i].second, equality, &out->beside[i], &stored));
+          Normalize(type, values[i].second, equality, &out->beside[i], &stored));
       out->has_beside[i] = 1;
       if (!stored) out->beside[i].clear();
     }
@@ -107,12 +111,15 @@ class MdbPreparer final : public EntrySink::Preparer {
     const AttributeType* type = nullptr;  // null: no normalized copy
     bool dn = false;                      // distinguishedNameMatch
     bool reuse = false;                   // the checks' equality normalization is slapd's copy
+    std::string written;                  // the description as written (its key in types_)
+    Type* next = nullptr;                 // for sequence_
   };
 
-  const Type& TypeOf(std::string_view description) {
-    if (const Type* known = types_.Find(description)) return *known;
+  Type& TypeOf(std::string_view description) {
+    if (Type* known = types_.Find(description)) return *known;
     Result<AttributeDescription> d = schema_->ParseAttributeDescription(description);
     Type t;
+    t.written = std::string(description);
     t.type = d.ok() && mdb::MdbStoresNormalized(*d->type) ? d->type : nullptr;
     t.dn = t.type != nullptr && t.type->equality->normalizer == Normalizer::kDistinguishedName;
     // slapd's copy is the equality normalization, except UUIDs (16 bytes).
@@ -147,6 +154,7 @@ class MdbPreparer final : public EntrySink::Preparer {
   const Schema* schema_;
   // Looked up once per value: the load's fast map, not std's.
   StringMap<Type> types_;
+  SequenceLookup<Type> sequence_;  // most lookups of types_, without hashing
   StringMap<std::string> dns_;
 };
 
