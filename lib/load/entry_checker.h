@@ -149,8 +149,8 @@ class EntryChecker {
     const AttributeType* type = nullptr;  // null when the type is undefined
     uint32_t canonical = 0;               // id of the canonical description ("cn;lang-en")
     std::string canonical_name;
-    std::string written;              // as the entries write it (its key in descriptions_)
-    DescriptionInfo* next = nullptr;  // for sequence_
+    std::string written;  // as the entries write it (its key in descriptions_)
+    SequenceLookup<DescriptionInfo>::Link next;  // for sequence_
   };
   // The refusal of an entry for `kind`; remembered for violation().
   Status Violation(SchemaViolation kind, Status error);

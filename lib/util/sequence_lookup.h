@@ -6,7 +6,10 @@
 //
 // V is a record that stays where it is (a StringMap value) with two members
 // for this: `std::string written` (the description as written, its key) and
-// `V* next` (the description that last followed it).
+// `SequenceLookup<V>::Link next` (the description that last followed it).
+// A copy of the records or of the lookup starts without links, so that a
+// copied map (each checking thread copies the loader's checker) never
+// points into the original.
 //
 // Thread safety: one thread.
 #pragma once
@@ -49,6 +52,27 @@ inline bool SameBytes(std::string_view a, std::string_view b) {
 template <typename V>
 class SequenceLookup {
  public:
+  class Link {
+   public:
+    Link() = default;
+    Link(const Link&) {}
+    Link& operator=(const Link&) {
+      next_ = nullptr;
+      return *this;
+    }
+
+   private:
+    friend class SequenceLookup;
+    V* next_ = nullptr;
+  };
+
+  SequenceLookup() = default;
+  SequenceLookup(const SequenceLookup&) {}
+  SequenceLookup& operator=(const SequenceLookup&) {
+    first_ = prev_ = nullptr;
+    return *this;
+  }
+
   // The next entry starts.
   void Start() { prev_ = nullptr; }
 
@@ -58,14 +82,14 @@ class SequenceLookup {
   V* Next(std::string_view key, Lookup&& lookup) {
     V* d = prev_ == nullptr ? first_ : prev_;
     if (d != nullptr && !SameBytes(d->written, key)) {
-      d = d->next;
+      d = d->next.next_;
       if (d != nullptr && !SameBytes(d->written, key)) d = nullptr;
     }
     if (d == nullptr) d = lookup(key);
     if (prev_ == nullptr) {
       first_ = d;
     } else if (d != prev_) {
-      prev_->next = d;
+      prev_->next.next_ = d;
     }
     prev_ = d;
     return d;

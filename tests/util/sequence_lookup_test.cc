@@ -13,7 +13,7 @@ namespace {
 
 struct Record {
   std::string written;
-  Record* next = nullptr;
+  SequenceLookup<Record>::Link next;
 };
 
 // Looks each description of each entry up through a SequenceLookup and
@@ -73,6 +73,26 @@ TEST_CASE("SequenceLookup gives the right record for random entries") {
     for (size_t i = 0; i < n; ++i) entry.push_back(names[rng() % names.size()]);
     REQUIRE(l.Entry(entry));
   }
+}
+
+TEST_CASE("A copied SequenceLookup and copied records point only at the copy") {
+  // Each checking thread copies the loader's checker, maps and lookup with
+  // it: a link left pointing into the original would hand one thread the
+  // other's records, and write into them.
+  Lookups original;
+  const std::vector<std::string> entry = {"objectClass", "cn", "sn", "mail"};
+  REQUIRE(original.Entry(entry));
+  REQUIRE(original.Entry(entry));
+  Lookups copy = original;
+  copy.hashed = 0;
+  CHECK(copy.Entry(entry));  // every record returned is the copy's own
+  CHECK(copy.hashed == 4);   // the copy starts without links
+  copy.hashed = 0;
+  CHECK(copy.Entry(entry));
+  CHECK(copy.hashed == 0);
+  original.hashed = 0;
+  CHECK(original.Entry(entry));
+  CHECK(original.hashed == 0);  // the original's links are its own still
 }
 
 TEST_CASE("SameBytes compares every length up to and past 16 bytes") {

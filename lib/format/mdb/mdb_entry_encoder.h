@@ -130,8 +130,8 @@ class MdbEntryEncoder {
     bool sorted = false;                // a sortvals type
     uint32_t multival_hi = UINT32_MAX;  // more values than this go to id2v
     MdbValueOrder order = MdbValueOrder::kOctet;
-    uint32_t canonical = 0;       // in canonical_: one per name
-    Description* next = nullptr;  // for sequence_
+    uint32_t canonical = 0;                  // in canonical_: one per name
+    SequenceLookup<Description>::Link next;  // for sequence_
     // The last value Layout normalized itself, and its normalized copy.
     bool has_last = false;
     std::string last_value, last_normalized;

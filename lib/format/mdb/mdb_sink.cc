@@ -112,7 +112,7 @@ class MdbPreparer final : public EntrySink::Preparer {
     bool dn = false;                      // distinguishedNameMatch
     bool reuse = false;                   // the checks' equality normalization is slapd's copy
     std::string written;                  // the description as written (its key in types_)
-    Type* next = nullptr;                 // for sequence_
+    SequenceLookup<Type>::Link next;      // for sequence_
   };
 
   Type& TypeOf(std::string_view description) {
