@@ -20,6 +20,18 @@
 
 namespace dirload {
 
+// Whether the first and last sizeof(Word) of n bytes at a and b are equal:
+// all n of them when sizeof(Word) <= n <= 2 * sizeof(Word).
+template <typename Word>
+inline bool SameEnds(const char* a, const char* b, size_t n) {
+  Word a0, a1, b0, b1;
+  std::memcpy(&a0, a, sizeof(Word));
+  std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+  std::memcpy(&b0, b, sizeof(Word));
+  std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 // Whether `a` and `b` hold the same bytes; inline for the short strings
 // descriptions are ("cn", "telephoneNumber"), where a call to memcmp costs
 // more than the comparison: two overlapping loads from each end.
@@ -27,22 +39,8 @@ inline bool SameBytes(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   if (n > 16) return std::memcmp(a.data(), b.data(), n) == 0;
-  if (n >= 8) {
-    uint64_t a0, a1, b0, b1;
-    std::memcpy(&a0, a.data(), 8);
-    std::memcpy(&a1, a.data() + n - 8, 8);
-    std::memcpy(&b0, b.data(), 8);
-    std::memcpy(&b1, b.data() + n - 8, 8);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  if (n >= 4) {
-    uint32_t a0, a1, b0, b1;
-    std::memcpy(&a0, a.data(), 4);
-    std::memcpy(&a1, a.data() + n - 4, 4);
-    std::memcpy(&b0, b.data(), 4);
-    std::memcpy(&b1, b.data() + n - 4, 4);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
+  if (n >= 8) return SameEnds<uint64_t>(a.data(), b.data(), n);
+  if (n >= 4) return SameEnds<uint32_t>(a.data(), b.data(), n);
   for (size_t i = 0; i < n; ++i) {
     if (a[i] != b[i]) return false;
   }
