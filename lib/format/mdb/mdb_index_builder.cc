@@ -233,33 +233,53 @@ void PrepareSorted(Target& t, uint64_t* scratch) {
   t.prepared = true;
 }
 
-// Calls fn(key, ids) per key of a prepared `t` in key order, its distinct
-// IDs ascending, then releases the target's memory.
-template <typename Fn>
-Status EmitSorted(Target& t, Fn&& fn) {
-  std::vector<uint64_t> ids;
-  if (!t.wide) {
-    for (size_t i = 0; i < t.pairs.size();) {
-      const uint32_t word = static_cast<uint32_t>(t.pairs[i] >> 32);
-      ids.clear();
-      for (; i < t.pairs.size() && static_cast<uint32_t>(t.pairs[i] >> 32) == word; ++i) {
-        const uint32_t id = static_cast<uint32_t>(t.pairs[i]);
-        if (ids.empty() || ids.back() != id) ids.push_back(id);
+// A prepared target's keys in key order, each with its distinct IDs
+// ascending.
+class SortedKeys {
+ public:
+  explicit SortedKeys(const Target& t) : t_(t) { Next(); }
+  bool done() const { return done_; }
+  std::string_view key() const { return key_; }
+  const std::vector<uint64_t>& ids() const { return ids_; }
+
+  void Next() {
+    ids_.clear();
+    if (!t_.wide) {
+      if (at_ == t_.pairs.size()) {
+        done_ = true;
+        return;
       }
-      DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(BigEndian32(word)), ids));
+      const auto word = static_cast<uint32_t>(t_.pairs[at_] >> 32);
+      key_ = BigEndian32(word);
+      for (; at_ < t_.pairs.size() && static_cast<uint32_t>(t_.pairs[at_] >> 32) == word; ++at_) {
+        const auto id = static_cast<uint32_t>(t_.pairs[at_]);
+        if (ids_.empty() || ids_.back() != id) ids_.push_back(id);
+      }
+      return;
     }
-    std::vector<uint64_t>().swap(t.pairs);
-    t.prepared = false;
-    return Status::Ok();
-  }
-  for (uint32_t key : t.order) {
-    ids.clear();
-    for (size_t i = t.begin[key]; i < t.begin[key + 1]; ++i) {
+    if (at_ == t_.order.size()) {
+      done_ = true;
+      return;
+    }
+    const uint32_t number = t_.order[at_++];
+    key_ = t_.keys[number];
+    for (size_t i = t_.begin[number]; i < t_.begin[number + 1]; ++i) {
       // A key an entry gives twice (two values with one fragment) counts once.
-      if (ids.empty() || ids.back() != t.grouped[i]) ids.push_back(t.grouped[i]);
+      if (ids_.empty() || ids_.back() != t_.grouped[i]) ids_.push_back(t_.grouped[i]);
     }
-    DIRLOAD_RETURN_IF_ERROR(fn(std::string_view(t.keys[key]), ids));
   }
+
+ private:
+  const Target& t_;
+  size_t at_ = 0;
+  bool done_ = false;
+  std::string key_;
+  std::vector<uint64_t> ids_;
+};
+
+// Releases a target's pairs and keys once they are emitted.
+void Release(Target& t) {
+  std::vector<uint64_t>().swap(t.pairs);
   std::vector<uint32_t>().swap(t.order);
   std::vector<size_t>().swap(t.begin);
   std::vector<uint32_t>().swap(t.grouped);
@@ -268,6 +288,41 @@ Status EmitSorted(Target& t, Fn&& fn) {
   t.key_bytes = 0;
   t.prepared = false;
   t.wide = false;
+}
+
+// Calls fn(key, ids) per key of a prepared `t` in key order, its distinct
+// IDs ascending, then releases the target's memory.
+template <typename Fn>
+Status EmitSorted(Target& t, Fn&& fn) {
+  for (SortedKeys k(t); !k.done(); k.Next()) DIRLOAD_RETURN_IF_ERROR(fn(k.key(), k.ids()));
+  Release(t);
+  return Status::Ok();
+}
+
+// EmitSorted of the pairs of two prepared targets, `later`'s IDs all above
+// `t`'s (the halves of a scan): a key both hold gets `t`'s IDs, then
+// `later`'s. Releases both.
+template <typename Fn>
+Status EmitMerged(Target& t, Target& later, Fn&& fn) {
+  SortedKeys a(t), b(later);
+  std::vector<uint64_t> both;
+  while (!a.done() || !b.done()) {
+    if (b.done() || (!a.done() && a.key() < b.key())) {
+      DIRLOAD_RETURN_IF_ERROR(fn(a.key(), a.ids()));
+      a.Next();
+    } else if (a.done() || b.key() < a.key()) {
+      DIRLOAD_RETURN_IF_ERROR(fn(b.key(), b.ids()));
+      b.Next();
+    } else {
+      both = a.ids();
+      both.insert(both.end(), b.ids().begin(), b.ids().end());
+      DIRLOAD_RETURN_IF_ERROR(fn(a.key(), both));
+      a.Next();
+      b.Next();
+    }
+  }
+  Release(t);
+  Release(later);
   return Status::Ok();
 }
 
@@ -539,16 +594,32 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   // group. So the
   // writes of one group overlap the scan of the next, and both cores work
   // through the phase; only a few groups' pairs are held at a time.
+  //
+  // The first group is scanned in two halves of the IDs, by two threads at
+  // once, each sorting its own pairs; its writes merge the two. The writes,
+  // one after another, are most of the phase, and they wait for the first
+  // group: scanned whole, beside the second group's scan, it took as long
+  // as both scans together (bench/README.md, "The first group scanned in
+  // halves").
+  enum class Part : uint8_t { kWhole, kLower, kUpper };
   struct Group {
     std::vector<size_t> targets;
     Routes routes;  // own targets only
     // By ad2i number: the attributes whose values the scan reads (the
     // decode skips the others' values).
     std::vector<uint8_t> wanted;
+    std::mutex run_dir_mu;
     std::unique_ptr<ScopedTempDir> run_dir;
     std::vector<std::string> runs;
     uint64_t entries = 0;
     bool scanned = false;
+    // Scanned in halves: the upper half's own targets (by target number;
+    // only the group's are used; empty once joined into runs), runs and
+    // entries, and the halves still scanning.
+    std::vector<Target> upper;
+    std::vector<std::string> upper_runs;
+    uint64_t upper_entries = 0;
+    int halves_left = 0;
   };
   const size_t group_count = std::min<size_t>(targets.size(), kGroups);
   std::vector<Group> groups(group_count);
@@ -597,21 +668,47 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   // scanned, the one being written, and the second array of a radix sort,
   // sized for a group's largest target. Pairs are counted as written, not as
   // reserved.
-  const size_t threads = std::clamp<size_t>(options.threads, 1, std::max<size_t>(group_count, 1));
+  // Two threads even for one group: they scan its halves.
+  const size_t threads = std::clamp<size_t>(options.threads, 1, std::max<size_t>(group_count, 2));
   const size_t budget = options.memory_budget == 0
                             ? 0
                             : std::max<size_t>(1, options.memory_budget /
                                                       (2 * std::min<size_t>(group_count, threads)));
+  // Each half of a group scanned in halves holds half a group's share.
+  const size_t half_budget = budget == 0 ? 0 : std::max<size_t>(1, budget / 2);
+  const bool halves = threads > 1 && group_count > 0 && last_id > 1;
+  const uint64_t mid_id = last_id / 2;  // the lower half's last ID
+  struct Task {
+    size_t group;
+    Part part;
+  };
+  std::vector<Task> tasks;
+  for (size_t g = 0; g < group_count; ++g) {
+    if (g == 0 && halves) {
+      tasks.push_back({0, Part::kLower});
+      tasks.push_back({0, Part::kUpper});
+      groups[0].halves_left = 2;
+      groups[0].upper.resize(targets.size());
+      for (size_t ti : groups[0].targets) {
+        Target& u = groups[0].upper[ti];
+        u.spec = targets[ti].spec;
+        u.indexer = targets[ti].indexer;  // its memos are its own
+        u.db = targets[ti].db;
+      }
+    } else {
+      tasks.push_back({g, Part::kWhole});
+    }
+  }
 
   // The radix sorts of a group's targets share one second array, sized for
   // the largest and not initialized. A fresh array per sort was fresh
   // memory, which the kernel zeroes when it is first written: with the
   // copies the vectors made as they doubled, that zeroing was a fifth of
   // phase 2's samples at 285,000 entries.
-  auto group_scratch = [&](const Group& g) {
+  auto group_scratch = [&](const Group& g, const std::vector<Target>& tv) {
     size_t most = 0;
     for (size_t ti : g.targets) {
-      if (!targets[ti].wide) most = std::max(most, targets[ti].pairs.size());
+      if (!tv[ti].wide) most = std::max(most, tv[ti].pairs.size());
     }
     return std::make_unique_for_overwrite<uint64_t[]>(most);
   };
@@ -619,21 +716,29 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   // Beyond the memory budget, a group's pairs gathered so far go to a sorted
   // run file; the runs are merged at the end. Runs are cut between entries,
   // so a key's IDs in a later run all follow those of an earlier one.
-  auto spill = [&](Group& g) -> Status {
-    if (!g.run_dir) {
-      DIRLOAD_ASSIGN_OR_RETURN(g.run_dir, ScopedTempDir::Create(options.temp_dir));
+  // `tv`: the targets whose pairs go (the group's, or its upper half's);
+  // `runs`: where the run is listed.
+  auto spill = [&](Group& g, std::vector<Target>& tv, std::vector<std::string>& runs,
+                   std::string_view name) -> Status {
+    std::string path;
+    {
+      // The halves of a group share its directory.
+      std::lock_guard<std::mutex> lock(g.run_dir_mu);
+      if (!g.run_dir) {
+        DIRLOAD_ASSIGN_OR_RETURN(g.run_dir, ScopedTempDir::Create(options.temp_dir));
+      }
+      path = g.run_dir->path() + "/" + std::string(name) + std::to_string(runs.size());
     }
-    std::string path = g.run_dir->path() + "/run" + std::to_string(g.runs.size());
     DIRLOAD_ASSIGN_OR_RETURN(std::unique_ptr<RunWriter> run, RunWriter::Create(path));
-    const std::unique_ptr<uint64_t[]> scratch = group_scratch(g);
+    const std::unique_ptr<uint64_t[]> scratch = group_scratch(g, tv);
     for (size_t ti : g.targets) {
-      DIRLOAD_RETURN_IF_ERROR(DrainSorted(targets[ti], scratch.get(),
+      DIRLOAD_RETURN_IF_ERROR(DrainSorted(tv[ti], scratch.get(),
                                           [&](std::string_view key, std::span<const uint64_t> ids) {
                                             return run->Add(static_cast<uint32_t>(ti), key, ids);
                                           }));
     }
     DIRLOAD_RETURN_IF_ERROR(run->Finish());
-    g.runs.push_back(std::move(path));
+    runs.push_back(std::move(path));
     return Status::Ok();
   };
 
@@ -645,20 +750,56 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   // written.
   constexpr uint64_t kEstimateAfter = 2048;
   constexpr size_t kEntrySlack = size_t{1} << 16;  // words
-  auto reserve = [&](Group& g, uint64_t id) {
+  // [from, last]: the IDs the scan covers.
+  auto reserve = [&](const Group& g, std::vector<Target>& tv, uint64_t from, uint64_t last,
+                     uint64_t id, size_t most) {
     for (size_t ti : g.targets) {
-      std::vector<uint64_t>& pairs = targets[ti].pairs;
-      const double share = static_cast<double>(last_id) / static_cast<double>(id);
+      std::vector<uint64_t>& pairs = tv[ti].pairs;
+      const double share =
+          static_cast<double>(last - from + 1) / static_cast<double>(id - from + 1);
       auto want = static_cast<size_t>(static_cast<double>(pairs.size()) * share * 1.1) + 1024;
-      if (budget != 0) want = std::min(want, budget / 8 + kEntrySlack);
+      if (most != 0) want = std::min(want, most / 8 + kEntrySlack);
       if (want > pairs.capacity()) pairs.reserve(want);
     }
   };
 
-  auto scan = [&](Group& g, StageLap* lap) -> Status {
+  // Groups the pairs `tv` holds of a scan in memory, in key order.
+  auto group_pairs = [&](Group& g, std::vector<Target>& tv) {
+    const std::unique_ptr<uint64_t[]> scratch = group_scratch(g, tv);
+    for (size_t ti : g.targets) PrepareSorted(tv[ti], scratch.get());
+  };
+
+  // Once both halves are scanned: if either spilled, each spills what it
+  // still holds, the lower half first, and the upper half's runs follow the
+  // lower's (a key's IDs in a later run all follow those of an earlier
+  // one, as MergeRuns requires). Otherwise the writes merge the two.
+  auto join_halves = [&](Group& g) -> Status {
+    g.entries += g.upper_entries;
+    if (g.runs.empty() && g.upper_runs.empty()) return Status::Ok();
+    size_t lower = 0, upper = 0;
+    for (size_t ti : g.targets) {
+      lower += targets[ti].memory();
+      upper += g.upper[ti].memory();
+    }
+    if (lower != 0) DIRLOAD_RETURN_IF_ERROR(spill(g, targets, g.runs, "run"));
+    if (upper != 0) DIRLOAD_RETURN_IF_ERROR(spill(g, g.upper, g.upper_runs, "upper"));
+    g.runs.insert(g.runs.end(), g.upper_runs.begin(), g.upper_runs.end());
+    g.upper = std::vector<Target>();
+    g.upper_runs.clear();
+    return Status::Ok();
+  };
+
+  auto scan = [&](Group& g, Part part, StageLap* lap) -> Status {
+    const bool upper = part == Part::kUpper;
+    std::vector<Target>& tv = upper ? g.upper : targets;
+    std::vector<std::string>& runs = upper ? g.upper_runs : g.runs;
+    uint64_t& entries = upper ? g.upper_entries : g.entries;
+    const uint64_t from = upper ? mid_id + 1 : 1;
+    const uint64_t to = part == Part::kLower ? mid_id : UINT64_MAX;
+    const size_t most = part == Part::kWhole ? budget : half_budget;
     auto memory = [&]() {
       size_t m = 0;
-      for (size_t ti : g.targets) m += targets[ti].memory();
+      for (size_t ti : g.targets) m += tv[ti].memory();
       return m;
     };
     MdbEntryView e;
@@ -669,18 +810,18 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
       if (skipped < options.skip.size() && options.skip[skipped] == id) return Status::Ok();
       DIRLOAD_RETURN_IF_ERROR(DecodeMdbEntryView(v, &e, MdbEntryChecks::kBounds, g.wanted));
       DIRLOAD_RETURN_IF_ERROR(ResolveMdbMultival(txn, env.id2v(), id, &e, env.path()));
-      if (++g.entries == kEstimateAfter) reserve(g, id);
+      if (++entries == kEstimateAfter) reserve(g, tv, from, std::min(to, last_id), id, most);
       for (const MdbAttributeView& a : e.attributes) {
         if (a.adx >= g.routes.size() || !g.routes[a.adx]) return UnknownAdx(env, id, a.adx);
         std::span<const std::string_view> vals = e.Normalized(a);
         for (size_t ti : *g.routes[a.adx]) {
-          Target& t = targets[ti];
+          Target& t = tv[ti];
           keys.clear();
           t.indexer->AddKeys(vals, &keys);
           t.Add(keys, id);
         }
       }
-      if (budget != 0 && memory() > budget) return spill(g);
+      if (most != 0 && memory() > most) return spill(g, tv, runs, upper ? "upper" : "run");
       return Status::Ok();
     };
     // The scan runs kScanAhead entries ahead of the indexing, asking the
@@ -692,30 +833,37 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     std::array<std::pair<uint64_t, std::string_view>, kScanAhead> ring;
     size_t head = 0, held = 0;
     DIRLOAD_ASSIGN_OR_RETURN(MdbTxn txn, env.Begin(false));
-    DIRLOAD_RETURN_IF_ERROR(txn.Scan(env.id2e(), [&](std::string_view k, std::string_view v) {
-      const uint64_t id = MdbDecodeId(k);
-      for (size_t at = 0; at < v.size() && at < kPrefetchBytes; at += 64) {
-        __builtin_prefetch(v.data() + at);
-      }
-      if (held < kScanAhead) {
-        ring[(head + held++) % kScanAhead] = {id, v};
-        return Status::Ok();
-      }
-      auto [first_id, first] = ring[head];
-      ring[head] = {id, v};
-      head = (head + 1) % kScanAhead;
-      return index_entry(txn, first_id, first);
-    }));
+    DIRLOAD_RETURN_IF_ERROR(txn.ScanFrom(
+        env.id2e(), MdbIdBytes(from), [&](std::string_view k, std::string_view v) -> Result<bool> {
+          const uint64_t id = MdbDecodeId(k);
+          if (id > to) return false;
+          for (size_t at = 0; at < v.size() && at < kPrefetchBytes; at += 64) {
+            __builtin_prefetch(v.data() + at);
+          }
+          if (held < kScanAhead) {
+            ring[(head + held++) % kScanAhead] = {id, v};
+            return true;
+          }
+          auto [first_id, first] = ring[head];
+          ring[head] = {id, v};
+          head = (head + 1) % kScanAhead;
+          DIRLOAD_RETURN_IF_ERROR(index_entry(txn, first_id, first));
+          return true;
+        }));
     // The read transaction is still open: the views are valid.
     for (; held > 0; --held, head = (head + 1) % kScanAhead) {
       DIRLOAD_RETURN_IF_ERROR(index_entry(txn, ring[head].first, ring[head].second));
     }
     txn.Abort();
-    if (!g.runs.empty()) return spill(g);
+    // After a spill, what is left goes to a last run; a half's, once both
+    // halves are scanned (join_halves).
+    if (!runs.empty()) {
+      if (part == Part::kWhole) return spill(g, tv, runs, "run");
+      return Status::Ok();
+    }
     // Everything fitted in memory: group the pairs here, in parallel.
     lap->Lap("keys");
-    const std::unique_ptr<uint64_t[]> scratch = group_scratch(g);
-    for (size_t ti : g.targets) PrepareSorted(targets[ti], scratch.get());
+    group_pairs(g, tv);
     lap->Lap("sort");
     return Status::Ok();
   };
@@ -723,10 +871,14 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     if (g.runs.empty()) {
       // Each index in key order.
       for (size_t ti : g.targets) {
-        DIRLOAD_RETURN_IF_ERROR(
-            EmitSorted(targets[ti], [&](std::string_view key, std::span<const uint64_t> ids) {
-              return sink->Add(ti, key, ids);
-            }));
+        auto add = [&](std::string_view key, std::span<const uint64_t> ids) {
+          return sink->Add(ti, key, ids);
+        };
+        if (g.upper.empty()) {
+          DIRLOAD_RETURN_IF_ERROR(EmitSorted(targets[ti], add));
+        } else {
+          DIRLOAD_RETURN_IF_ERROR(EmitMerged(targets[ti], g.upper[ti], add));
+        }
       }
       return sink->EndGroup();
     }
@@ -764,13 +916,22 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
         ++next_write;
         if (!st.ok() && failed.ok()) failed = st;
         changed.notify_all();
-      } else if (next_scan < group_count) {
-        Group& g = groups[next_scan++];
+      } else if (next_scan < tasks.size()) {
+        const Task task = tasks[next_scan++];
+        Group& g = groups[task.group];
         lock.unlock();
-        Status st = scan(g, &lap);
+        Status st = scan(g, task.part, &lap);
         lap.Lap("keys");  // a scan that spilled: its runs were sorted as it went
         lock.lock();
-        g.scanned = true;
+        // The half that ends last joins the two (after a spill), while the
+        // other thread goes on to the next task.
+        if (task.part != Part::kWhole && --g.halves_left == 0 && st.ok() && failed.ok()) {
+          lock.unlock();
+          st = join_halves(g);
+          lap.Lap("sort");
+          lock.lock();
+        }
+        if (task.part == Part::kWhole || g.halves_left == 0) g.scanned = true;
         if (!st.ok() && failed.ok()) failed = st;
         changed.notify_all();
       } else {

@@ -581,6 +581,29 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
     REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
   }
   CompareAll(tmp.File("db1"), dir);
+  // One thread, or two scanning the first group in halves (joined in
+  // memory, or each spilling a run per entry, 8-byte keys numbered): the
+  // same bytes.
+  for (unsigned threads : {1u, 2u}) {
+    for (size_t budget : {size_t{0}, size_t{1}}) {
+      CAPTURE(threads);
+      CAPTURE(budget);
+      MdbEnvOptions eo;
+      eo.index_names = wo.index_names;
+      auto env = MdbEnv::Open(dir, eo);
+      REQUIRE(env.ok());
+      MdbIndexOptions again = io;
+      again.rebuild = true;
+      again.threads = threads;
+      again.memory_budget = budget;
+      auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), again);
+      REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
+      CHECK(stats->entries == CountRecords(exported));
+      CHECK((stats->runs != 0) == (budget != 0));
+      env->reset();
+      CompareAll(tmp.File("db1"), dir);
+    }
+  }
   // The options are what made the keys agree: the defaults give others.
   {
     MdbEnvOptions eo;
@@ -594,6 +617,77 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
   for (const char* name : {"cn", "uidNumber", "objectClass"}) {
     CAPTURE(name);
     CHECK(MdbDump(dir, name) != MdbDump(tmp.File("db1"), name));
+  }
+}
+
+TEST_CASE("mdb index builder: the first group's halves joined when only one spills") {
+  DIRLOAD_SKIP_UNLESS_OPENLDAP("mdb_dump");
+  TempDir tmp;
+  auto schema_r = Schema::Builtin();
+  REQUIRE(schema_r.ok());
+  const Schema& schema = *schema_r;
+  // One index, so one group, scanned in halves by two threads. The lower
+  // half of the IDs has one short value per entry, the upper half thirty
+  // long ones sharing its keys: with the budget below only the upper half
+  // spills, and its runs must follow the lower half's pairs held in memory.
+  const int kEntries = 400;
+  std::string text =
+      "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+      "dc: example\no: Example\n\n";
+  for (int i = 0; i < kEntries; ++i) {
+    std::string cn = "p" + std::to_string(i);
+    text += "dn: cn=" + cn + ",dc=example,dc=com\nobjectClass: person\ncn: " + cn + "\nsn: s\n";
+    if (i < kEntries / 2) {
+      text += "description: shared\n";
+    } else {
+      for (int k = 0; k < 30; ++k) {
+        text += "description: shared words " + std::to_string(k) + " and entry " +
+                std::to_string(i) + "\n";
+      }
+    }
+    text += "\n";
+  }
+  std::string ldif = tmp.Write("skewed.ldif", text);
+  const std::vector<std::string> lines = {"description eq,sub"};
+  IndexConfig config = ParseIndexes(schema, lines);
+  MdbWriterOptions wo;
+  wo.map_size = 67108864;
+  wo.index_names = IndexNames(config);
+  std::string dir = tmp.File("mine");
+  std::filesystem::create_directory(dir);
+  {
+    auto w = MdbLoadWriter::Create(schema, dir, wo);
+    REQUIRE(w.ok());
+    std::map<std::string, uint64_t> ids;
+    LoadRecords(schema, ldif, 0, kEntries + 1, w->get(), &ids);
+    REQUIRE((*w)->Finish().ok());
+  }
+  auto build = [&](unsigned threads, size_t budget) {
+    MdbEnvOptions eo;
+    eo.index_names = wo.index_names;
+    auto env = MdbEnv::Open(dir, eo);
+    REQUIRE(env.ok());
+    MdbIndexOptions io;
+    io.rebuild = true;
+    io.threads = threads;
+    io.memory_budget = budget;
+    auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), io);
+    REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
+    CHECK(stats->entries == kEntries + 1);
+    std::vector<std::string> dumps;
+    env->reset();
+    for (const std::string& name : wo.index_names) dumps.push_back(MdbDump(dir, name));
+    return std::pair(dumps, stats->runs);
+  };
+  const auto [whole, no_runs] = build(1, 0);
+  CHECK(no_runs == 0);
+  // Each half may hold a quarter of the budget, 32 KB: the lower half's
+  // pairs take about 15 KB, the upper half's over 1 MB.
+  const auto [halves, runs] = build(2, 128 << 10);
+  CHECK(runs >= 10);
+  for (size_t i = 0; i < whole.size(); ++i) {
+    CAPTURE(wo.index_names[i]);
+    CHECK(FirstDifference(halves[i], whole[i]) == "");
   }
 }
 
@@ -639,7 +733,8 @@ TEST_CASE("mdb writer oracle: a key over 65,535 IDs becomes slapadd's range") {
   auto stats = MdbIndexBuilder::Build(**env, schema, config.specs(), io);
   REQUIRE_MESSAGE(stats.ok(), stats.status().ToString());
   CHECK(stats->ranges >= 2);  // device and top
-  CHECK(stats->runs >= 3);
+  // Its one index is scanned in two halves, each spilling runs.
+  CHECK(stats->runs >= 4);
   env->reset();
   std::string mine = MdbDump(dir, "objectClass");
   CHECK(FirstDifference(mine, MdbDump(tmp.File("slapd"), "objectClass")) == "");
