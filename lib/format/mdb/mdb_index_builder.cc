@@ -233,48 +233,101 @@ void PrepareSorted(Target& t, uint64_t* scratch) {
   t.prepared = true;
 }
 
+// The IDs of a key on their way to the sink: grown as needed, never
+// initialized (one store per ID, from a local pointer, where a vector's
+// push_back reloaded its ends at each one).
+class IdBuffer {
+ public:
+  std::span<const uint64_t> ids() const { return {data_.get(), size_}; }
+  void clear() { size_ = 0; }
+  // Room for `more` IDs after those held; where the next goes.
+  uint64_t* Extend(size_t more) {
+    if (size_ + more > capacity_) {
+      const size_t want = std::max(size_ + more, 2 * capacity_);
+      auto bigger = std::make_unique_for_overwrite<uint64_t[]>(want);
+      std::copy(data_.get(), data_.get() + size_, bigger.get());
+      data_ = std::move(bigger);
+      capacity_ = want;
+    }
+    return data_.get() + size_;
+  }
+  // After Extend: the IDs now held end at `end`.
+  void EndAt(const uint64_t* end) { size_ = static_cast<size_t>(end - data_.get()); }
+  // The last ID held; REQUIRES: one is.
+  uint64_t back() const { return data_[size_ - 1]; }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<uint64_t[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
 // A prepared target's keys in key order, each with its distinct IDs
-// ascending.
+// ascending: AppendIds once per key, then Next.
 class SortedKeys {
  public:
   explicit SortedKeys(const Target& t) : t_(t) { Next(); }
   bool done() const { return done_; }
-  std::string_view key() const { return key_; }
-  const std::vector<uint64_t>& ids() const { return ids_; }
+  std::string_view key() const {
+    return t_.wide ? std::string_view(t_.keys[number_]) : std::string_view(word_bytes_, 4);
+  }
+  // Appends the key's IDs to *ids (a merge gathers two targets' there).
+  // A key an entry gives twice (two values with one fragment) counts once.
+  void AppendIds(IdBuffer* ids) {
+    const bool none = ids->size() == 0;
+    uint64_t last = none ? 0 : ids->back();  // IDs start at 1
+    if (!t_.wide) {
+      // The key's pairs end where the key word changes.
+      const std::vector<uint64_t>& pairs = t_.pairs;
+      size_t end = end_;
+      while (end < pairs.size() && static_cast<uint32_t>(pairs[end] >> 32) == word_) ++end;
+      uint64_t* out = ids->Extend(end - end_);
+      for (size_t i = end_; i < end; ++i) {
+        const uint64_t id = static_cast<uint32_t>(pairs[i]);
+        if (id != last) *out++ = last = id;
+      }
+      ids->EndAt(out);
+      end_ = end;
+      return;
+    }
+    const size_t from = t_.begin[number_], to = t_.begin[number_ + 1];
+    uint64_t* out = ids->Extend(to - from);
+    for (size_t i = from; i < to; ++i) {
+      const uint64_t id = t_.grouped[i];
+      if (id != last) *out++ = last = id;
+    }
+    ids->EndAt(out);
+  }
 
   void Next() {
-    ids_.clear();
     if (!t_.wide) {
-      if (at_ == t_.pairs.size()) {
+      if (end_ == t_.pairs.size()) {
         done_ = true;
         return;
       }
-      const auto word = static_cast<uint32_t>(t_.pairs[at_] >> 32);
-      key_ = BigEndian32(word);
-      for (; at_ < t_.pairs.size() && static_cast<uint32_t>(t_.pairs[at_] >> 32) == word; ++at_) {
-        const auto id = static_cast<uint32_t>(t_.pairs[at_]);
-        if (ids_.empty() || ids_.back() != id) ids_.push_back(id);
-      }
+      word_ = static_cast<uint32_t>(t_.pairs[end_] >> 32);
+      for (int i = 0; i < 4; ++i) word_bytes_[i] = static_cast<char>(word_ >> (24 - 8 * i));
       return;
     }
     if (at_ == t_.order.size()) {
       done_ = true;
       return;
     }
-    const uint32_t number = t_.order[at_++];
-    key_ = t_.keys[number];
-    for (size_t i = t_.begin[number]; i < t_.begin[number + 1]; ++i) {
-      // A key an entry gives twice (two values with one fragment) counts once.
-      if (ids_.empty() || ids_.back() != t_.grouped[i]) ids_.push_back(t_.grouped[i]);
-    }
+    number_ = t_.order[at_++];
   }
 
  private:
   const Target& t_;
-  size_t at_ = 0;
   bool done_ = false;
-  std::string key_;
-  std::vector<uint64_t> ids_;
+  // Narrow: the key word, its bytes, and where its pairs end once
+  // AppendIds has read them (before, where they start).
+  uint32_t word_ = 0;
+  char word_bytes_[4] = {};
+  size_t end_ = 0;
+  // Wide: the key's number and the next place in `order`.
+  uint32_t number_ = 0;
+  size_t at_ = 0;
 };
 
 // Releases a target's pairs and keys once they are emitted.
@@ -294,7 +347,12 @@ void Release(Target& t) {
 // IDs ascending, then releases the target's memory.
 template <typename Fn>
 Status EmitSorted(Target& t, Fn&& fn) {
-  for (SortedKeys k(t); !k.done(); k.Next()) DIRLOAD_RETURN_IF_ERROR(fn(k.key(), k.ids()));
+  IdBuffer ids;
+  for (SortedKeys k(t); !k.done(); k.Next()) {
+    ids.clear();
+    k.AppendIds(&ids);
+    DIRLOAD_RETURN_IF_ERROR(fn(k.key(), ids.ids()));
+  }
   Release(t);
   return Status::Ok();
 }
@@ -305,21 +363,16 @@ Status EmitSorted(Target& t, Fn&& fn) {
 template <typename Fn>
 Status EmitMerged(Target& t, Target& later, Fn&& fn) {
   SortedKeys a(t), b(later);
-  std::vector<uint64_t> both;
+  IdBuffer ids;
   while (!a.done() || !b.done()) {
-    if (b.done() || (!a.done() && a.key() < b.key())) {
-      DIRLOAD_RETURN_IF_ERROR(fn(a.key(), a.ids()));
-      a.Next();
-    } else if (a.done() || b.key() < a.key()) {
-      DIRLOAD_RETURN_IF_ERROR(fn(b.key(), b.ids()));
-      b.Next();
-    } else {
-      both = a.ids();
-      both.insert(both.end(), b.ids().begin(), b.ids().end());
-      DIRLOAD_RETURN_IF_ERROR(fn(a.key(), both));
-      a.Next();
-      b.Next();
-    }
+    ids.clear();
+    const bool from_a = !a.done() && (b.done() || a.key() <= b.key());
+    const bool from_b = !b.done() && (a.done() || b.key() <= a.key());
+    if (from_a) a.AppendIds(&ids);
+    if (from_b) b.AppendIds(&ids);
+    DIRLOAD_RETURN_IF_ERROR(fn(from_a ? a.key() : b.key(), ids.ids()));
+    if (from_a) a.Next();
+    if (from_b) b.Next();
   }
   Release(t);
   Release(later);

@@ -36,9 +36,13 @@
 // way (LMDB has one writer; each write task commits before it ends, as a
 // write transaction belongs to its thread), else scan the next group. So
 // one group's writes overlap the next one's scan and both cores stay busy.
-// Each group may hold a quarter of the budget before it spills: two groups
-// are scanned while a third is written, and a radix sort needs a second
-// array as large as the group's largest index. Each scan reads a few dozen
+// The first group is scanned in two halves of the IDs, one per thread, each
+// half sorting its own pairs, and its writes merge the halves' keys: the
+// writes, one after another, are most of the phase, and they start after
+// half a scan. Each group may hold a quarter of the budget before it spills
+// (each half of the first, an eighth): two groups are scanned while a third
+// is written, and a radix sort needs a second array as large as the
+// group's largest index. Each scan reads a few dozen
 // entries ahead of its decoding and asks the processor for their first
 // bytes early.
 //
@@ -105,8 +109,9 @@ struct MdbIndexOptions {
   // Sync the environment at the end; a load that syncs once when it
   // installs the database (MdbStagedLoad) turns this off.
   bool sync = true;
-  // Threads taking the sort method's tasks (scan a group, hand a scanned
-  // group's keys on), 1 to the number of groups; one hands keys on at a time.
+  // Threads taking the sort method's tasks (scan a group or half of the
+  // first, hand a scanned group's keys on), 1 to the number of groups (at
+  // least 2); one hands keys on at a time.
   unsigned threads = 2;
   // Stream only: entries, by ascending ID, whose keys are not made (records
   // a verification found undecodable).
