@@ -212,6 +212,23 @@ void LoadRecords(const Schema& schema, const std::string& ldif_path, size_t begi
   }
 }
 
+// A new database in `dir` holding the first `n` records of `ldif_path`.
+void LoadNew(const Schema& schema, const std::string& dir, const std::string& ldif_path, size_t n,
+             const MdbWriterOptions& wo) {
+  std::filesystem::create_directory(dir);
+  auto w = MdbLoadWriter::Create(schema, dir, wo);
+  REQUIRE_MESSAGE(w.ok(), w.status().ToString());
+  std::map<std::string, uint64_t> ids;
+  LoadRecords(schema, ldif_path, 0, n, w->get(), &ids);
+  Status st = (*w)->Finish();
+  REQUIRE_MESSAGE(st.ok(), st.ToString());
+}
+
+// The suffix entry the generated directories below start with.
+constexpr std::string_view kSuffixEntry =
+    "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
+    "dc: example\no: Example\n\n";
+
 size_t CountRecords(const std::string& ldif_path) {
   std::string text = dirload::testing::ReadFile(ldif_path);
   size_t n = 0;
@@ -564,14 +581,7 @@ TEST_CASE("mdb writer oracle: index_hash64, substring lengths and index_intlen")
   wo.map_size = 67108864;
   wo.index_names = IndexNames(config);
   std::string dir = tmp.File("mine");
-  std::filesystem::create_directory(dir);
-  {
-    auto w = MdbLoadWriter::Create(schema, dir, wo);
-    REQUIRE(w.ok());
-    std::map<std::string, uint64_t> ids;
-    LoadRecords(schema, exported, 0, CountRecords(exported), w->get(), &ids);
-    REQUIRE((*w)->Finish().ok());
-  }
+  LoadNew(schema, dir, exported, CountRecords(exported), wo);
   {
     MdbEnvOptions eo;
     eo.index_names = wo.index_names;
@@ -631,9 +641,7 @@ TEST_CASE("mdb index builder: the first group's halves joined when only one spil
   // long ones sharing its keys: with the budget below only the upper half
   // spills, and its runs must follow the lower half's pairs held in memory.
   const int kEntries = 400;
-  std::string text =
-      "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
-      "dc: example\no: Example\n\n";
+  std::string text(kSuffixEntry);
   for (int i = 0; i < kEntries; ++i) {
     std::string cn = "p" + std::to_string(i);
     text += "dn: cn=" + cn + ",dc=example,dc=com\nobjectClass: person\ncn: " + cn + "\nsn: s\n";
@@ -654,14 +662,7 @@ TEST_CASE("mdb index builder: the first group's halves joined when only one spil
   wo.map_size = 67108864;
   wo.index_names = IndexNames(config);
   std::string dir = tmp.File("mine");
-  std::filesystem::create_directory(dir);
-  {
-    auto w = MdbLoadWriter::Create(schema, dir, wo);
-    REQUIRE(w.ok());
-    std::map<std::string, uint64_t> ids;
-    LoadRecords(schema, ldif, 0, kEntries + 1, w->get(), &ids);
-    REQUIRE((*w)->Finish().ok());
-  }
+  LoadNew(schema, dir, ldif, kEntries + 1, wo);
   auto build = [&](unsigned threads, size_t budget) {
     MdbEnvOptions eo;
     eo.index_names = wo.index_names;
@@ -698,9 +699,7 @@ TEST_CASE("mdb writer oracle: a key over 65,535 IDs becomes slapadd's range") {
   REQUIRE(schema_r.ok());
   const Schema& schema = *schema_r;
   const int kEntries = 70000;
-  std::string text =
-      "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\n"
-      "dc: example\no: Example\n\n";
+  std::string text(kSuffixEntry);
   for (int i = 0; i < kEntries; ++i) {
     std::string cn = "d" + std::to_string(i);
     text += "dn: cn=" + cn + ",dc=example,dc=com\nobjectClass: device\ncn: " + cn + "\n\n";
@@ -711,18 +710,11 @@ TEST_CASE("mdb writer oracle: a key over 65,535 IDs becomes slapadd's range") {
 
   IndexConfig config = ParseIndexes(schema, lines);
   std::string dir = tmp.File("mine");
-  std::filesystem::create_directory(dir);
   MdbWriterOptions wo;
   wo.map_size = 67108864;
   wo.quick = true;
   wo.index_names = IndexNames(config);
-  {
-    auto w = MdbLoadWriter::Create(schema, dir, wo);
-    REQUIRE(w.ok());
-    std::map<std::string, uint64_t> ids;
-    LoadRecords(schema, ldif, 0, kEntries + 1, w->get(), &ids);
-    REQUIRE((*w)->Finish().ok());
-  }
+  LoadNew(schema, dir, ldif, kEntries + 1, wo);
   MdbEnvOptions eo;
   eo.index_names = wo.index_names;
   eo.quick = true;
