@@ -127,6 +127,46 @@ TEST_CASE("an LMDB user that starts while dirload holds the environment waits fo
   CHECK_FALSE(user->has_value());
 }
 
+// The process holding DIR/lock.mdb's first byte in a way that conflicts
+// with a lock of `type`: F_WRLCK finds any user of the environment, F_RDLCK
+// only one that holds it exclusively (dirload's EnvironmentHold).
+std::optional<std::string> LockHolder(const std::string& dir, short type) {
+  const int fd = ::open((dir + "/lock.mdb").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct flock l {};
+  l.l_type = type;
+  l.l_whence = SEEK_SET;
+  l.l_start = 0;
+  l.l_len = 1;
+  const bool asked = ::fcntl(fd, F_GETLK, &l) == 0;
+  ::close(fd);
+  if (!asked || l.l_type == F_UNLCK) return std::nullopt;
+  return testing::ReadFile("/proc/" + std::to_string(l.l_pid) + "/comm");
+}
+
+// Waits until `program` has DIR's environment open (held exclusively when
+// `exclusively`), while `child` runs. dirload opens the environment briefly
+// to learn its format and plan before it takes the exclusive hold; an LMDB
+// user started in that moment is one dirload rightly refuses, so the test
+// waits for the hold itself. LMDB's own open holds the byte exclusively for
+// an instant too: the hold must still be there a little later.
+bool SeenHolding(const std::string& dir, const std::string& program, testing::ChildProcess* child,
+                 bool exclusively) {
+  auto holding = [&] {
+    std::optional<std::string> name = LockHolder(dir, exclusively ? F_RDLCK : F_WRLCK);
+    return name && name->rfind(program, 0) == 0;
+  };
+  for (int i = 0; i < 5000 && child->Running(); ++i) {
+    if (holding()) {
+      if (!exclusively) return true;
+      testing::SleepSeconds(0.02);
+      if (holding()) return true;
+    }
+    testing::SleepSeconds(0.002);
+  }
+  return false;
+}
+
 TEST_CASE("an LMDB user that starts during `dirload index` waits and reads the rebuilt file") {
   REQUIRE_MESSAGE(testing::DirloadMissing().empty(), testing::DirloadMissing());
   DIRLOAD_SKIP_UNLESS_OPENLDAP("slapcat");
@@ -151,16 +191,10 @@ TEST_CASE("an LMDB user that starts during `dirload index` waits and reads the r
       index.Start({testing::DirloadPath(), "index", "-f", conf, "--all", "--progress", "never"},
                   t.File("index.out"), t.File("index.err"), &error),
       error);
-  // Wait until the rebuild holds the environment (its copy and rebuild
-  // take a while), then start slapcat.
-  bool held = false;
-  for (int i = 0; i < 2000 && index.Running() && !held; ++i) {
-    Result<std::optional<std::string>> user = LmdbEnvironmentUser(dir);
-    REQUIRE(user.ok());
-    held = user->has_value() && (*user)->find("dirload") != std::string::npos;
-    if (!held) testing::SleepSeconds(0.002);
-  }
-  REQUIRE_MESSAGE(held, "the rebuild ended before it was seen holding the environment");
+  // Wait until the rebuild holds the environment exclusively (its copy
+  // and rebuild take a while), then start slapcat.
+  REQUIRE_MESSAGE(SeenHolding(dir, "dirload", &index, true),
+                  "the rebuild ended before it was seen holding the environment");
   testing::ChildProcess slapcat;
   REQUIRE_MESSAGE(slapcat.Start({testing::FindProgram("slapcat"), "-f", conf},
                                 t.File("slapcat.out"), t.File("slapcat.err"), &error),
@@ -170,7 +204,7 @@ TEST_CASE("an LMDB user that starts during `dirload index` waits and reads the r
   if (index.Running()) CHECK(slapcat.Running());
   testing::ProcessResult indexed, catted;
   index.Wait(120, &indexed);
-  CHECK(indexed.exit_code == 0);
+  CHECK_MESSAGE(indexed.exit_code == 0, testing::ReadFile(t.File("index.err")));
   slapcat.Wait(60, &catted);
   CHECK(catted.exit_code == 0);
   std::ifstream in(t.File("slapcat.out"));
@@ -195,38 +229,6 @@ std::string People(const std::string& ou, const std::string& prefix, int n) {
             "\nsn: " + uid + "\n\n";
   }
   return ldif;
-}
-
-// The process holding DIR/lock.mdb's first byte in a way that conflicts
-// with a lock of `type`: F_WRLCK finds any user of the environment, F_RDLCK
-// only one that holds it exclusively (dirload's EnvironmentHold).
-std::optional<std::string> LockHolder(const std::string& dir, short type) {
-  const int fd = ::open((dir + "/lock.mdb").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct flock l {};
-  l.l_type = type;
-  l.l_whence = SEEK_SET;
-  l.l_start = 0;
-  l.l_len = 1;
-  const bool asked = ::fcntl(fd, F_GETLK, &l) == 0;
-  ::close(fd);
-  if (!asked || l.l_type == F_UNLCK) return std::nullopt;
-  return testing::ReadFile("/proc/" + std::to_string(l.l_pid) + "/comm");
-}
-
-// Waits until `program` has DIR's environment open (held exclusively when
-// `exclusively`), while `child` runs. dirload opens the environment briefly
-// to learn its format before it takes the exclusive hold; a slapadd started
-// in that moment is one dirload rightly refuses, so the test waits for the
-// hold itself.
-bool SeenHolding(const std::string& dir, const std::string& program, testing::ChildProcess* child,
-                 bool exclusively) {
-  for (int i = 0; i < 5000 && child->Running(); ++i) {
-    std::optional<std::string> name = LockHolder(dir, exclusively ? F_RDLCK : F_WRLCK);
-    if (name && name->rfind(program, 0) == 0) return true;
-    testing::SleepSeconds(0.002);
-  }
-  return false;
 }
 
 TEST_CASE("slapadd beside dirload add: the second waits or is refused, neither loses entries") {
