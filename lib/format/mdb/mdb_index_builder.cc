@@ -769,10 +769,12 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
   // Beyond the memory budget, a group's pairs gathered so far go to a sorted
   // run file; the runs are merged at the end. Runs are cut between entries,
   // so a key's IDs in a later run all follow those of an earlier one.
-  // `tv`: the targets whose pairs go (the group's, or its upper half's);
-  // `runs`: where the run is listed.
-  auto spill = [&](Group& g, std::vector<Target>& tv, std::vector<std::string>& runs,
-                   std::string_view name) -> Status {
+  // `upper`: the upper half's pairs go, listed in its own runs; otherwise the
+  // group's (or its lower half's), in the group's runs.
+  auto spill = [&](Group& g, bool upper) -> Status {
+    std::vector<Target>& tv = upper ? g.upper : targets;
+    std::vector<std::string>& runs = upper ? g.upper_runs : g.runs;
+    const std::string_view name = upper ? "upper" : "run";
     std::string path;
     {
       // The halves of a group share its directory.
@@ -834,8 +836,8 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
       lower += targets[ti].memory();
       upper += g.upper[ti].memory();
     }
-    if (lower != 0) DIRLOAD_RETURN_IF_ERROR(spill(g, targets, g.runs, "run"));
-    if (upper != 0) DIRLOAD_RETURN_IF_ERROR(spill(g, g.upper, g.upper_runs, "upper"));
+    if (lower != 0) DIRLOAD_RETURN_IF_ERROR(spill(g, false));
+    if (upper != 0) DIRLOAD_RETURN_IF_ERROR(spill(g, true));
     g.runs.insert(g.runs.end(), g.upper_runs.begin(), g.upper_runs.end());
     g.upper = std::vector<Target>();
     g.upper_runs.clear();
@@ -874,7 +876,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
           t.Add(keys, id);
         }
       }
-      if (most != 0 && memory() > most) return spill(g, tv, runs, upper ? "upper" : "run");
+      if (most != 0 && memory() > most) return spill(g, upper);
       return Status::Ok();
     };
     // The scan runs kScanAhead entries ahead of the indexing, asking the
@@ -911,7 +913,7 @@ Status StreamSorted(MdbEnv& env, ScanPlan& plan, const MdbIndexOptions& options,
     // After a spill, what is left goes to a last run; a half's, once both
     // halves are scanned (join_halves).
     if (!runs.empty()) {
-      if (part == Part::kWhole) return spill(g, tv, runs, "run");
+      if (part == Part::kWhole) return spill(g, false);
       return Status::Ok();
     }
     // Everything fitted in memory: group the pairs here, in parallel.
