@@ -65,8 +65,14 @@ struct MdbWriterOptions {
   // Index databases to create (empty) so that slapd finds them; phase 2
   // fills them.
   std::vector<std::string> index_names;
-  // Entries per write transaction (bounds LMDB's dirty page list).
-  uint32_t entries_per_txn = 20000;
+  // Entries per write transaction (bounds LMDB's dirty page list). A commit
+  // writes the transaction's pages out on the writing thread, and the
+  // checking worker stops once the few batches in flight are full: with
+  // 20,000 entries each commit took tens of milliseconds, and the worker
+  // waited about 0.3 s of a 285,000-entry load. Phase 1 appends to id2e and
+  // holds dn2i's child nodes back, so smaller transactions rewrite little
+  // twice (bench/README.md, "Smaller transactions in phase 1").
+  uint32_t entries_per_txn = 5000;
   // dn2i child nodes held in memory up to this many bytes (see above); 0
   // puts each with its entry. `dirload add` gives it --sort-memory / 4.
   size_t held_child_bytes = size_t{64} << 20;
