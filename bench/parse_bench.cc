@@ -59,7 +59,11 @@ Result<Pass> ParseOnce(const std::string& path) {
     if (!more) break;
     ++pass.records;
     pass.attributes += record.size();
-    pass.value_bytes += record.byte_size();
+    pass.value_bytes += record.dn().size();
+    for (size_t i = 0; i < record.size(); ++i) {
+      const ldif::AttributeView a = record.attribute(i);
+      pass.value_bytes += a.description.size() + a.value.size();
+    }
   }
   pass.wall = Seconds(CLOCK_MONOTONIC) - wall0;
   pass.cpu = Seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;

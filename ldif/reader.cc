@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "ldif/base64.h"
@@ -36,8 +37,13 @@ bool ValidDescription(std::string_view d) {
   // only options may start with '-'. A lone "-" is a modify record's
   // separator, never a description.
   if (d.empty() || !IsAlnum(d[0])) return false;
-  bool at_start = true;
-  for (char c : d) {
+  // Most descriptions have no options: one pass over plain characters.
+  size_t plain = 1;
+  while (plain < d.size() && kDescriptionChars[static_cast<unsigned char>(d[plain])]) ++plain;
+  if (plain == d.size()) return true;
+  if (d[plain] != ';') return false;
+  bool at_start = false;  // within a part: the type before the first ';' is not empty
+  for (char c : d.substr(plain)) {
     if (c == ';') {
       if (at_start) return false;
       at_start = true;
@@ -385,6 +391,18 @@ Status Reader::ParseRecord(std::string_view text, Record* record) {
   }
   // Most files have no CR at all; only those that do pay for the per-line check.
   const bool has_cr = std::memchr(text.data(), '\r', text.size()) != nullptr;
+  // Keep() answers from `text` only while it is parsed.
+  struct Forget {
+    std::string_view* text;
+    ~Forget() { *text = {}; }
+  } forget{&kept_text_};
+  if (text.size() <= kKeptTextBytes) {
+    // Larger records are mostly one big value, often base64: a copy of the
+    // text would double what they hold.
+    kept_at_ = static_cast<uint32_t>(record->buffer().size());
+    record->buffer().append(text);
+    kept_text_ = text;
+  }
 
   uint64_t ln = record_line_;
   std::string_view current;  // the logical line being assembled
@@ -467,7 +485,7 @@ Status Reader::ParseValue(std::string_view rest, std::string_view description, u
     return Status::Ok();
   }
   while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
-  *value = record->Append(rest);
+  *value = Keep(rest, record);
   return Status::Ok();
 }
 
@@ -547,11 +565,21 @@ Status Reader::ParseLogicalLine(std::string_view line, uint64_t line_no, Record*
       }
       Record::Span v;
       DIRLOAD_RETURN_IF_ERROR(ParseValue(rest, desc, line_no, record, &v));
-      record->AddSpans(record->Append(desc), v, line_no);
+      record->AddSpans(Keep(desc, record), v, line_no);
       return Status::Ok();
     }
   }
   return Status::Internal("unreachable parser state");
+}
+
+Record::Span Reader::Keep(std::string_view bytes, Record* record) const {
+  // A view of a folded line (scratch_) or of anything else is copied.
+  const auto at = reinterpret_cast<uintptr_t>(bytes.data());
+  const auto begin = reinterpret_cast<uintptr_t>(kept_text_.data());
+  if (kept_text_.empty() || at < begin || at + bytes.size() > begin + kept_text_.size()) {
+    return record->Append(bytes);
+  }
+  return {static_cast<uint32_t>(kept_at_ + (at - begin)), static_cast<uint32_t>(bytes.size())};
 }
 
 }  // namespace dirload::ldif

@@ -94,6 +94,9 @@ class Reader {
   Status ParseValue(std::string_view rest, std::string_view description, uint64_t line_no,
                     Record* record, Record::Span* value);
   Status RecordError(uint64_t line, std::string what);
+  // `bytes` in the record: a span of its copy of the record's text when
+  // `bytes` lies there, else a copy appended.
+  Record::Span Keep(std::string_view bytes, Record* record) const;
 
   std::unique_ptr<ByteSource> source_;
   ReaderOptions options_;
@@ -117,6 +120,12 @@ class Reader {
   Expect expect_ = Expect::kDn;
   uint64_t record_line_ = 0;
   std::string scratch_;  // a folded logical line being assembled
+  // The text of the record being parsed, copied whole to the start of its
+  // buffer (records up to kKeptTextBytes): descriptions and plain values are
+  // spans of that copy, so a record costs one copy instead of one per line.
+  static constexpr size_t kKeptTextBytes = size_t{64} << 10;
+  std::string_view kept_text_;
+  uint32_t kept_at_ = 0;  // where kept_text_'s copy starts in the buffer
   std::vector<uint32_t> line_ends_;
   bool include_line_ = false;  // ScanRecord stopped after an `include:` line
 

@@ -2,6 +2,8 @@
 //
 // A record owns one contiguous byte buffer holding the DN and every attribute
 // description and value, with small (offset, length) spans pointing into it.
+// The reader puts the record's text there as read and points into it; what
+// it decodes or unfolds follows.
 // Clear() keeps the capacity, so a reader that reuses one Record allocates
 // nothing per record in the steady state.
 //
@@ -59,7 +61,8 @@ class Record {
     offset_ = offset;
   }
 
-  // Total bytes of DN, descriptions and values held.
+  // Bytes the buffer holds: DN, descriptions and values, and for a record
+  // the reader made, its text as read.
   size_t byte_size() const { return buf_.size(); }
 
   // Content equality: DN, kind, changetype and the attribute list in order.

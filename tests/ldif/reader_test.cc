@@ -224,6 +224,16 @@ TEST_CASE("attribute options are kept in the description") {
     ReadError bad = OneError(text);
     CHECK(bad.what.find("invalid attribute description") != std::string::npos);
   }
+  // Options: each part between ';' is one or more name characters.
+  for (const char* good : {"c", "cn;x", "cn;lang-en;x-y", "cn;-x", "2.5.4.3;b_c"}) {
+    CAPTURE(good);
+    CHECK(One("dn: dc=x\n" + std::string(good) + ": a\n").attribute(0).description == good);
+  }
+  for (const char* bad : {"cn;", "cn;;x", "cn;x;", "cn!", "cn;x!", "cn;x;;y", "c;n ", "cn;x y"}) {
+    CAPTURE(bad);
+    CHECK(OneError("dn: dc=x\n" + std::string(bad) + ": a\n")
+              .what.find("invalid attribute description") != std::string::npos);
+  }
 }
 
 TEST_CASE("CRLF and LF input give the same records") {
