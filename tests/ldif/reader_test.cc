@@ -410,5 +410,31 @@ TEST_CASE("a missing file is an I/O error naming the path") {
   CHECK(src.status().message().find("/nonexistent/dir/x.ldif") != std::string::npos);
 }
 
+TEST_CASE("plain, folded and base64 lines of one record, small or past the text kept whole") {
+  // Plain values point into the record's copy of its text; folded and
+  // decoded ones are appended after it. A record larger than the copy's
+  // limit holds copies of every value instead. Both must read the same.
+  for (size_t big : {size_t{10}, size_t{70000}}) {
+    CAPTURE(big);
+    const std::string large(big, 'x');
+    Parsed p = ParseAll("dn: cn=a,dc=x\ncn: a\ndescription: fol\n ded\nsn:: w6k=\nl: " + large +
+                        "\nou;x: \n\ndn: cn=b,dc=x\ncn: b\n");
+    REQUIRE(p.errors.empty());
+    REQUIRE(p.records.size() == 2);
+    const Record& r = p.records[0];
+    CHECK(r.dn() == "cn=a,dc=x");
+    REQUIRE(r.size() == 5);
+    CHECK(r.attribute(0).description == "cn");
+    CHECK(r.attribute(0).value == "a");
+    CHECK(r.attribute(1).description == "description");
+    CHECK(r.attribute(1).value == "folded");
+    CHECK(r.attribute(2).value == "\xc3\xa9");
+    CHECK(r.attribute(3).value == large);
+    CHECK(r.attribute(4).description == "ou;x");
+    CHECK(r.attribute(4).value.empty());
+    CHECK(p.records[1].attribute(0).value == "b");
+  }
+}
+
 }  // namespace
 }  // namespace dirload::ldif
