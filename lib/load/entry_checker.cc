@@ -240,6 +240,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
     const DescriptionInfo& info =
         *sequence_.Next(a.description, [this](std::string_view d) { return &Describe(d); });
     int32_t norm = -1;
+    const ObjectClass* object_class = nullptr;
     // Without schema checks an undefined type is stored as written, but a
     // malformed description or an unknown option is still refused (slapadd -s
     // refuses them too).
@@ -260,6 +261,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
                                                      "' is undefined"));
           }
           entry_classes_.push_back(oc);
+          object_class = oc;
         }
       }
       if (info.type == entry_csn_type_ && out->entry_csn.data() == nullptr) {
@@ -267,7 +269,7 @@ Status EntryChecker::Prepare(const ldif::Record& record, const Dn& dn, Prepared*
       }
       seen_[info.type->id] = entry_number_;
     }
-    present_.push_back({&info, a.value, 0, static_cast<uint32_t>(i), norm});
+    present_.push_back({&info, a.value, 0, static_cast<uint32_t>(i), norm, object_class});
   }
   // slapd checks SINGLE-VALUE first of its schema rules, so an entry that
   // breaks several is refused for this one, as slapadd and slapschema say.
@@ -462,7 +464,8 @@ Status EntryChecker::CheckRepeatedValues(const ldif::Record& record, std::string
     for (size_t i = begin; i < end; ++i) {
       const uint32_t at = static_cast<uint32_t>(keys_.size());
       std::string_view v = present_[i].value;
-      const ObjectClass* oc = classes ? FindClass(v) : nullptr;
+      const ObjectClass* oc = nullptr;
+      if (classes) oc = present_[i].object_class ? present_[i].object_class : FindClass(v);
       if (oc != nullptr) {
         // objectIdentifierMatch: a name and its OID are one class.
         keys_.push_back('\2');

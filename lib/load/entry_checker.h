@@ -204,6 +204,7 @@ class EntryChecker {
     uint32_t rank;      // order of the attribute's first appearance
     uint32_t index;     // the record's attribute index; kFromDn for an added RDN value
     int32_t norm = -1;  // its equality normalization in norms_, if made
+    const ObjectClass* object_class = nullptr;  // an objectClass value's class, once found
   };
   // A fresh slot of norms_ (kept from entry to entry) and its index.
   std::string* NewNorm(int32_t* index);
