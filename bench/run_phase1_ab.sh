@@ -3,8 +3,7 @@
 # same generated LDIF: native format on LMDB and slapd's format (a slapd.conf
 # without index lines), one run of each build after the other, so that a
 # slow spell of a shared machine falls on both; the builds take turns going
-# first. Each timed command ends with
-# `sync -f` on its database directory.
+# first. Each timed command ends with `sync -f` on its database directory.
 #
 # usage: bench/run_phase1_ab.sh --before BUILD --after BUILD [--entries N]
 #          [--runs R] [--formats "native mdb"] [--dir WORKDIR]
