@@ -16,14 +16,15 @@ inline uint64_t SlotOf(uint64_t hash, uint32_t list) {
   return (hash & 0xFFFFFFFF00000000ull) | list;
 }
 
-// The first 8 key bytes as a big-endian integer (zero padded): comparing
-// these compares the keys' prefixes bytewise.
-inline uint64_t KeyPrefix(std::string_view key) {
-  uint64_t v = 0;
-  size_t n = std::min<size_t>(8, key.size());
-  for (size_t i = 0; i < 8; ++i) {
-    v = (v << 8) | (i < n ? static_cast<unsigned char>(key[i]) : 0);
+// Up to 8 bytes from p, big-endian, zero padded on the right.
+inline uint64_t BigEndianPrefix(const char* p, size_t n) {
+  if (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
   }
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t{static_cast<unsigned char>(p[i])} << (56 - 8 * i);
   return v;
 }
 
@@ -34,6 +35,11 @@ std::string FlushedKey(uint32_t table, std::string_view key) {
 }
 
 }  // namespace
+
+IdlCache::KeyHead IdlCache::HeadOf(std::string_view key) {
+  const size_t n = key.size();
+  return {BigEndianPrefix(key.data(), n), n > 8 ? BigEndianPrefix(key.data() + 8, n - 8) : 0};
+}
 
 IdlCache::IdlCache(uint64_t capacity, FlushFn flush)
     : capacity_(capacity), flush_(std::move(flush)) {
@@ -97,7 +103,7 @@ Status IdlCache::Add(uint32_t table, std::string_view key, EntryId id) {
     return status_;
   }
 
-  return AddHashed(table, key, HashBytes(key.data(), key.size(), table), id);
+  return AddHashed(table, key, HeadOf(key), HashBytes(key.data(), key.size(), table), id);
 }
 
 Status IdlCache::AddBatch(EntryId id, std::span<const uint32_t> tables,
@@ -113,10 +119,12 @@ Status IdlCache::AddBatch(EntryId id, std::span<const uint32_t> tables,
   // prefetches are only hints: pass 3 probes again from scratch, since an
   // eviction may move slots in between.
   batch_hashes_.resize(keys.size());
+  batch_heads_.resize(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     uint64_t h = HashBytes(keys[i].data(), keys[i].size(), tables[i]);
     batch_hashes_[i] = h;
     __builtin_prefetch(&slots_[h & mask_]);
+    batch_heads_[i] = HeadOf(keys[i]);
   }
   for (size_t i = 0; i < keys.size(); ++i) {
     uint64_t h = batch_hashes_[i];
@@ -131,17 +139,18 @@ Status IdlCache::AddBatch(EntryId id, std::span<const uint32_t> tables,
     uint64_t s = slots_[h & mask_];
     if (s != 0 && (s & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull)) {
       const List& l = lists_[SlotList(s)];
-      __builtin_prefetch(l.buf);
+      if (l.key_len > 16) __builtin_prefetch(l.buf + 16);
       __builtin_prefetch(l.buf + l.size, 1);
     }
   }
   for (size_t i = 0; i < keys.size(); ++i) {
-    DIRLOAD_RETURN_IF_ERROR(AddHashed(tables[i], keys[i], batch_hashes_[i], id));
+    DIRLOAD_RETURN_IF_ERROR(AddHashed(tables[i], keys[i], batch_heads_[i], batch_hashes_[i], id));
   }
   return Status::Ok();
 }
 
-Status IdlCache::AddHashed(uint32_t table, std::string_view key, uint64_t hash, EntryId id) {
+Status IdlCache::AddHashed(uint32_t table, std::string_view key, const KeyHead& head, uint64_t hash,
+                           EntryId id) {
   if (!status_.ok()) return status_;
   if (id != current_id_) {
     current_id_ = id;
@@ -154,8 +163,8 @@ Status IdlCache::AddHashed(uint32_t table, std::string_view key, uint64_t hash, 
     if (s == 0) break;
     if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
     List& l = lists_[SlotList(s)];
-    if (l.table == table && l.key_len == key.size() &&
-        std::memcmp(l.buf, key.data(), key.size()) == 0) {
+    if (l.table == table && l.key_len == key.size() && l.head0 == head.h0 && l.head1 == head.h1 &&
+        (key.size() <= 16 || std::memcmp(l.buf + 16, key.data() + 16, key.size() - 16) == 0)) {
       ++stats_.hits;
       if (l.last != id) AppendId(&l, id);
       Touch(SlotList(s));
@@ -172,7 +181,7 @@ Status IdlCache::AddHashed(uint32_t table, std::string_view key, uint64_t hash, 
     status_ = EvictOne();
     if (!status_.ok()) return status_;
   }
-  uint32_t idx = NewList(table, key, hash);
+  uint32_t idx = NewList(table, key, head, hash);
   AppendId(&lists_[idx], id);
   if ((live_ + 1) * 2 > slots_.size()) Rehash(slots_.size() * 2);
   InsertSlot(idx);
@@ -186,7 +195,8 @@ Status IdlCache::AddHashed(uint32_t table, std::string_view key, uint64_t hash, 
   return Status::Ok();
 }
 
-uint32_t IdlCache::NewList(uint32_t table, std::string_view key, uint64_t hash) {
+uint32_t IdlCache::NewList(uint32_t table, std::string_view key, const KeyHead& head,
+                           uint64_t hash) {
   uint32_t idx;
   if (!free_.empty()) {
     idx = free_.back();
@@ -197,8 +207,10 @@ uint32_t IdlCache::NewList(uint32_t table, std::string_view key, uint64_t hash) 
   }
   List& l = lists_[idx];
   l.hash = hash;
-  l.table = table;
-  l.key_len = static_cast<uint32_t>(key.size());
+  l.head0 = head.h0;
+  l.head1 = head.h1;
+  l.table = static_cast<uint16_t>(table);
+  l.key_len = static_cast<uint16_t>(key.size());
   l.buf = arena_.Allocate(std::max<uint32_t>(kMinBuffer, static_cast<uint32_t>(key.size()) + 8),
                           &l.cap);
   std::memcpy(l.buf, key.data(), key.size());
@@ -364,9 +376,7 @@ void IdlCache::SortForDrain() {
   for (uint32_t i = 1; i < lists_.size(); ++i) {
     const List& l = lists_[i];
     if (l.buf == nullptr) continue;
-    std::string_view k = l.key();
-    order.push_back(
-        {KeyPrefix(k), KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view()), l.table, i});
+    order.push_back({l.head0, l.head1, l.table, i});
   }
   std::sort(order.begin(), order.end(), [this](const DrainRec& a, const DrainRec& b) {
     if (a.table != b.table) return a.table < b.table;

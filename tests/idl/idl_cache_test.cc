@@ -106,6 +106,65 @@ TEST_CASE("IDL cache keeps lists exact at every capacity") {
   }
 }
 
+TEST_CASE("IDL cache tells apart keys alike in their first 16 bytes") {
+  // The cache matches and orders keys on their first 16 bytes before it
+  // reads the rest: keys that differ only past them, only in length, in
+  // trailing NULs (which the zero padding of the first 16 hides) or in
+  // bytes above 0x7f must each keep a list of their own, drained bytewise.
+  std::vector<std::string> keys = {"",
+                                   std::string(1, '\0'),
+                                   std::string(2, '\0'),
+                                   "a",
+                                   "ab",
+                                   std::string("ab\0", 3),
+                                   std::string("ab\0\0", 4),
+                                   "abcdefgh",
+                                   std::string("abcdefgh\0", 9),
+                                   "abcdefghi",
+                                   "0123456789abcdef",
+                                   std::string("0123456789abcdef\0", 17),
+                                   "0123456789abcdefx",
+                                   "0123456789abcdefy",
+                                   "0123456789abcdefxz",
+                                   std::string("\xff"),
+                                   "\x80"
+                                   "abc",
+                                   "\x7f"
+                                   "0123456789abcdef"};
+  std::map<Key, std::vector<EntryId>> model;
+  for (bool batched : {false, true}) {
+    INFO("batched " << batched);
+    Collector evicted;
+    IdlCache cache(1000, [&](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+      return evicted.Flush(t, k, ids);
+    });
+    model.clear();
+    for (EntryId id = 1; id <= 40; ++id) {
+      // Each entry takes every key whose position divides into the ID, in
+      // two tables, so the lists differ from key to key.
+      std::vector<uint32_t> tables;
+      std::vector<std::string_view> views;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (id % (i + 1) != 0) continue;
+        for (uint32_t t : {1u, 2u}) {
+          tables.push_back(t);
+          views.push_back(keys[i]);
+          model[{t, keys[i]}].push_back(id);
+        }
+      }
+      if (batched) {
+        REQUIRE(cache.AddBatch(id, tables, views).ok());
+      } else {
+        for (size_t i = 0; i < views.size(); ++i) REQUIRE(cache.Add(tables[i], views[i], id).ok());
+      }
+    }
+    CHECK(cache.size() == model.size());
+    const std::vector<Key> order = DrainInto(cache, &evicted);
+    CHECK(std::is_sorted(order.begin(), order.end()));
+    CHECK(evicted.lists == model);
+  }
+}
+
 TEST_CASE("IDL cache evicts the least recently used list") {
   std::vector<std::string> flushed;
   IdlCache cache(2, [&](uint32_t, std::string_view k, std::span<const EntryId>) {
