@@ -322,12 +322,15 @@ void IdlCache::Unlink(uint32_t idx) {
   l.link.prev = l.link.next = 0;
 }
 
-Status IdlCache::HandOver(uint32_t idx, const FlushFn& fn) {
-  List& l = lists_[idx];
+IdlCache::EncodedList IdlCache::Encoded(const List& l) const {
+  return {l.table, l.key(), std::string_view(l.buf + l.key_len, l.size - l.key_len), l.count};
+}
+
+Status IdlCache::HandOver(const EncodedList& list, const FlushFn& fn) {
   scratch_.clear();
-  scratch_.reserve(l.count);
-  const char* p = l.buf + l.key_len;
-  const char* end = l.buf + l.size;
+  scratch_.reserve(list.count);
+  const char* p = list.body.data();
+  const char* end = p + list.body.size();
   EntryId id = 0;
   while (p < end) {
     uint64_t v = 0;
@@ -341,9 +344,7 @@ Status IdlCache::HandOver(uint32_t idx, const FlushFn& fn) {
     id += v;
     scratch_.push_back(id);
   }
-  ++stats_.flushes;
-  stats_.ids_flushed += scratch_.size();
-  return fn(l.table, l.key(), scratch_);
+  return fn(list.table, list.key, scratch_);
 }
 
 void IdlCache::FreeList(uint32_t idx) {
@@ -360,7 +361,9 @@ Status IdlCache::EvictOne() {
   uint32_t victim = lru_tail_;
   List& l = lists_[victim];
   ++stats_.evictions;
-  DIRLOAD_RETURN_IF_ERROR(HandOver(victim, flush_));
+  ++stats_.flushes;
+  stats_.ids_flushed += l.count;
+  DIRLOAD_RETURN_IF_ERROR(HandOver(Encoded(l), flush_));
   if (l.last == current_id_) NoteFlushedThisId(l.table, l.key());
   Unlink(victim);
   EraseSlot(victim);
@@ -388,6 +391,10 @@ void IdlCache::SortForDrain() {
 }
 
 Status IdlCache::Drain(const FlushFn& fn) {
+  return DrainEncoded([&](const EncodedList& list) { return HandOver(list, fn); });
+}
+
+Status IdlCache::DrainEncoded(const EncodedFlushFn& fn) {
   if (!status_.ok()) return status_;
   if (!drain_sorted_) SortForDrain();
   drain_sorted_ = false;
@@ -399,7 +406,10 @@ Status IdlCache::Drain(const FlushFn& fn) {
     if (i + kAheadRecord < order.size()) __builtin_prefetch(&lists_[order[i + kAheadRecord].idx]);
     if (i + kAheadBuffer < order.size())
       __builtin_prefetch(lists_[order[i + kAheadBuffer].idx].buf);
-    status_ = HandOver(order[i].idx, fn);
+    const List& l = lists_[order[i].idx];
+    ++stats_.flushes;
+    stats_.ids_flushed += l.count;
+    status_ = fn(Encoded(l));
     if (!status_.ok()) return status_;
     FreeList(order[i].idx);
   }

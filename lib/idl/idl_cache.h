@@ -83,6 +83,20 @@ class IdlCache {
   // (bytewise key order within a table), then empties the cache. Counted as
   // flushes.
   [[nodiscard]] Status Drain(const FlushFn& fn);
+  // A list as the cache holds it: its IDs (ascending, at least one) as a
+  // chunk body of idl_format.h, the LEB128 varint of the first ID, then of
+  // each difference to the one before. The cache keeps them so on purpose:
+  // a list short enough to be one chunk is then written as it is, without
+  // decoding and encoding it again.
+  struct EncodedList {
+    uint32_t table;
+    std::string_view key;
+    std::string_view body;
+    uint64_t count;  // IDs in body
+  };
+  using EncodedFlushFn = std::function<Status(const EncodedList& list)>;
+  // Drain, each list handed over as it is held.
+  [[nodiscard]] Status DrainEncoded(const EncodedFlushFn& fn);
   // Does the sorting part of Drain ahead, so that another thread can sort
   // one cache while this one's lists are written. REQUIRES: nothing is
   // added until the Drain that follows.
@@ -163,7 +177,9 @@ class IdlCache {
   void LinkFront(uint32_t list);
   void Unlink(uint32_t list);
   Status EvictOne();
-  Status HandOver(uint32_t list, const FlushFn& fn);
+  EncodedList Encoded(const List& list) const;
+  // Calls `fn` with the list's IDs decoded.
+  Status HandOver(const EncodedList& list, const FlushFn& fn);
   void FreeList(uint32_t list);
   bool FlushedThisId(uint32_t table, std::string_view key) const;
   void NoteFlushedThisId(uint32_t table, std::string_view key);

@@ -1,5 +1,7 @@
 #include "lib/idl/idl_store.h"
 
+#include <limits>
+
 #include "lib/idl/idl_format.h"
 #include "lib/util/coding.h"
 
@@ -228,6 +230,34 @@ Status IdlAppender::AddMany(std::string_view index_key, std::span<const EntryId>
     ++key_ids_;
     ++ids_;
   }
+  return Status::Ok();
+}
+
+Status IdlAppender::AddWhole(std::string_view index_key, std::string_view body, uint64_t count) {
+  if (have_key_ && index_key == std::string_view(key_)) {
+    return Status::InvalidArgument(Where(table_, index_key) + "a whole list added to a key begun");
+  }
+  if (body.size() > kChunkBodyBytes) {
+    scratch_ids_.clear();
+    DIRLOAD_RETURN_IF_ERROR(
+        DecodeChunkBody(body, 0, &scratch_ids_).WithPrefix(Where(table_, index_key)));
+    DIRLOAD_RETURN_IF_ERROR(AddMany(index_key, scratch_ids_));
+  } else {
+    // Greedy chunking keeps a body this short whole: the list is its tail.
+    DIRLOAD_RETURN_IF_ERROR(StartKey(index_key));
+    scratch_key_.clear();
+    AppendStoredKey(key_, kTailChunk, &scratch_key_);
+    scratch_value_.clear();
+    PutVarint(count, &scratch_value_);
+    PutVarint(0, &scratch_value_);
+    scratch_value_.append(body);
+    DIRLOAD_RETURN_IF_ERROR(output_(table_, scratch_key_, scratch_value_));
+    bytes_ += scratch_key_.size() + scratch_value_.size();
+    key_ids_ = count;
+    ids_ += count;
+  }
+  // An ID added to the key after its whole list would not be in order.
+  last_id_ = std::numeric_limits<EntryId>::max();
   return Status::Ok();
 }
 

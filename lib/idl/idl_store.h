@@ -79,6 +79,12 @@ class IdlAppender {
   [[nodiscard]] Status Add(std::string_view index_key, EntryId id);
   // A run of IDs for one key (possibly continuing the current key).
   [[nodiscard]] Status AddMany(std::string_view index_key, std::span<const EntryId> ids);
+  // The whole list of a key not added before, its `count` IDs given as a
+  // chunk body (idl_format.h). A body that fits one chunk is written as the
+  // tail as it is, without decoding it: the IDL cache holds its lists so.
+  // Nothing may be added to the key after it.
+  // REQUIRES: body is a well-formed chunk body of `count` >= 1 IDs.
+  [[nodiscard]] Status AddWhole(std::string_view index_key, std::string_view body, uint64_t count);
   // Writes the current key's tail.
   [[nodiscard]] Status Finish();
 
@@ -102,6 +108,7 @@ class IdlAppender {
   uint64_t key_ids_ = 0;  // IDs of the current key so far
   EntryId last_id_ = 0;   // last ID of the current key
   std::string scratch_key_, scratch_value_;
+  std::vector<EntryId> scratch_ids_;
   uint64_t keys_ = 0, ids_ = 0, bytes_ = 0;
 };
 

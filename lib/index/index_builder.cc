@@ -562,17 +562,27 @@ class IndexBuilderImpl final : public IndexBuilder {
 
   Status AppendWhole(ListWriter* w, uint32_t t, std::string_view key,
                      std::span<const EntryId> ids) {
+    return AppendList(w, t, ids.size(), [&](IdlAppender* a) { return a->AddMany(key, ids); });
+  }
+  // The same from a list the cache hands over as it holds it.
+  Status AppendWhole(ListWriter* w, const IdlCache::EncodedList& list) {
+    return AppendList(w, list.table, list.count,
+                      [&](IdlAppender* a) { return a->AddWhole(list.key, list.body, list.count); });
+  }
+  // One list of `ids` IDs in table `t`, given to its appender by `add`.
+  template <typename AddFn>
+  Status AppendList(ListWriter* w, uint32_t t, uint64_t ids, const AddFn& add) {
     if (w->appender == nullptr || w->table != t) {
       DIRLOAD_RETURN_IF_ERROR(CloseList(w));
       w->appender = std::make_unique<IdlAppender>(w->output, tables_[t]);
       w->table = t;
     }
     const uint64_t before = w->appender->bytes_written();
-    DIRLOAD_RETURN_IF_ERROR(w->appender->AddMany(key, ids));
+    DIRLOAD_RETURN_IF_ERROR(add(w->appender.get()));
     w->bytes += w->appender->bytes_written() - before;
     if (w->counts.empty()) w->counts.resize(specs_.size());
     ++w->counts[t].first;
-    w->counts[t].second += ids.size();
+    w->counts[t].second += ids;
     return Status::Ok();
   }
 
@@ -613,10 +623,19 @@ class IndexBuilderImpl final : public IndexBuilder {
   }
 
   Status DrainToAppenders(IdlCache* cache) {
-    DIRLOAD_RETURN_IF_ERROR(
-        cache->Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-          return WriteWhole(t, k, ids);
-        }));
+    if (options_.drop_existing) {
+      DIRLOAD_RETURN_IF_ERROR(cache->DrainEncoded([this](const IdlCache::EncodedList& list) {
+        const uint64_t before = writer_.bytes;
+        DIRLOAD_RETURN_IF_ERROR(AppendWhole(&writer_, list));
+        stats_.bytes_written += writer_.bytes - before;
+        return MaybeCommit();
+      }));
+    } else {
+      DIRLOAD_RETURN_IF_ERROR(
+          cache->Drain([this](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+            return FlushEvicted(t, k, ids);
+          }));
+    }
     return CloseAppender();
   }
 
@@ -692,13 +711,15 @@ class IndexBuilderImpl final : public IndexBuilder {
 
   // WriteOut into `w`, on a thread of a parallel write-out.
   Status WriteOutTo(Grouping* g, ListWriter* w) {
-    auto to = [this, w](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
-      return AppendWhole(w, t, k, ids);
-    };
     if (g->runs.empty()) {
-      DIRLOAD_RETURN_IF_ERROR(g->cache.Drain(to));
+      DIRLOAD_RETURN_IF_ERROR(g->cache.DrainEncoded(
+          [this, w](const IdlCache::EncodedList& list) { return AppendWhole(w, list); }));
     } else {
-      DIRLOAD_RETURN_IF_ERROR(MergeRuns(g->runs, MergeBuffer(g->runs.size()), to));
+      DIRLOAD_RETURN_IF_ERROR(
+          MergeRuns(g->runs, MergeBuffer(g->runs.size()),
+                    [this, w](uint32_t t, std::string_view k, std::span<const EntryId> ids) {
+                      return AppendWhole(w, t, k, ids);
+                    }));
     }
     return CloseList(w);
   }

@@ -175,6 +175,58 @@ TEST_CASE("append grows a list across chunks and reads back exactly") {
   }
 }
 
+TEST_CASE("a whole list given as a chunk body is written as AddMany writes it") {
+  // AddWhole writes a body of one chunk as the tail without decoding it,
+  // and decodes a longer one: both must leave the bytes AddMany leaves, at
+  // the edges of the one-chunk size too.
+  TempDir dir;
+  auto store = OpenStore(Backend::kLmdb, dir);
+  std::mt19937_64 rng(77);
+  std::vector<std::vector<EntryId>> lists;
+  for (size_t target : {1, 2, 500, 959, 960, 961, 1500, 5000}) {
+    // IDs with 2-byte deltas (from 128 on), so a body's size is near 2 per
+    // ID; the last ID is grown by hand to land the body on `target` bytes.
+    std::vector<EntryId> ids;
+    std::string body;
+    EntryId id = 0;
+    while (body.size() < target) {
+      EntryId next = id + (body.size() + 2 <= target ? 128 + rng() % 1000 : 1);
+      ids.push_back(next);
+      PutVarint(next - id, &body);
+      id = next;
+    }
+    lists.push_back(ids);
+  }
+  IdlAppender many(store.get(), "idx.many");
+  IdlAppender whole(store.get(), "idx.whole");
+  for (size_t i = 0; i < lists.size(); ++i) {
+    const std::string key = "=k" + std::to_string(10 + i);
+    std::string body;
+    EncodeChunkBody(lists[i], &body);
+    INFO("body " << body.size() << " bytes");
+    REQUIRE(many.AddMany(key, lists[i]).ok());
+    REQUIRE(whole.AddWhole(key, body, lists[i].size()).ok());
+    // Nothing can follow a whole list on its key.
+    EntryId after = lists[i].back() + 1;
+    CHECK(whole.AddMany(key, {&after, 1}).code() == StatusCode::kInvalidArgument);
+    CHECK(whole.AddWhole(key, body, lists[i].size()).code() == StatusCode::kInvalidArgument);
+  }
+  REQUIRE(many.Finish().ok());
+  REQUIRE(whole.Finish().ok());
+  CHECK(whole.keys() == many.keys());
+  CHECK(whole.ids() == many.ids());
+  CHECK(whole.bytes_written() == many.bytes_written());
+  REQUIRE(store->Commit().ok());
+  const auto rows = Dump(store.get(), "idx.many");
+  CHECK(rows.size() > lists.size());  // the longer lists took full chunks
+  CHECK(Dump(store.get(), "idx.whole") == rows);
+  for (size_t i = 0; i < lists.size(); ++i) {
+    auto read = ReadIdList(store.get(), "idx.whole", "=k" + std::to_string(10 + i));
+    REQUIRE(read.ok());
+    CHECK(read->vector() == lists[i]);
+  }
+}
+
 TEST_CASE("keys with 0x00 bytes and prefix keys coexist") {
   TempDir dir;
   auto store = OpenStore(Backend::kLmdb, dir);
