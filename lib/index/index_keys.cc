@@ -1,6 +1,7 @@
 #include "lib/index/index_keys.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "lib/idl/idl_format.h"
 #include "lib/schema/approx_match.h"
@@ -75,22 +76,35 @@ void KeyDigest(std::string_view bytes, uint8_t out[kKeyDigestBytes]) {
   PutBe64(Finalize(b + 0x9E3779B97F4A7C15ull), out + 8);
 }
 
-void KeyList::Add(char tag, std::string_view body) {
-  if (1 + body.size() <= kMaxIndexKeySize) {
-    bytes_.push_back(tag);
-    bytes_.append(body);
-  } else {
-    std::string plain;
-    plain.reserve(1 + body.size());
-    plain.push_back(tag);
-    plain.append(body);
-    uint8_t digest[kKeyDigestBytes];
-    KeyDigest(plain, digest);
-    bytes_.push_back(kHashedKeyTag);
-    bytes_.push_back(tag);
-    bytes_.append(reinterpret_cast<const char*>(digest), kKeyDigestBytes);
-  }
-  ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+KeyList& KeyList::operator=(const KeyList& other) {
+  if (this == &other) return *this;
+  size_ = 0;
+  if (other.size_ > capacity_) Grow(other.size_);
+  if (other.size_ > 0) std::memcpy(bytes_.get(), other.bytes_.get(), other.size_);
+  size_ = other.size_;
+  ends_ = other.ends_;
+  return *this;
+}
+
+void KeyList::Grow(size_t need) {
+  const size_t capacity = std::max({need, 2 * capacity_, size_t{256}});
+  std::unique_ptr<char[]> bytes(new char[capacity]);
+  if (size_ > 0) std::memcpy(bytes.get(), bytes_.get(), size_);
+  bytes_ = std::move(bytes);
+  capacity_ = capacity;
+}
+
+void KeyList::AddHashed(char tag, std::string_view body) {
+  std::string plain;
+  plain.reserve(1 + body.size());
+  plain.push_back(tag);
+  plain.append(body);
+  uint8_t digest[kKeyDigestBytes];
+  KeyDigest(plain, digest);
+  char* p = Extend(2 + kKeyDigestBytes);
+  p[0] = kHashedKeyTag;
+  p[1] = tag;
+  std::memcpy(p + 2, digest, kKeyDigestBytes);
 }
 
 std::vector<std::string> KeyList::ToVector() const {

@@ -58,6 +58,51 @@ SubstringAssertion Sub(std::optional<std::string> initial, std::vector<std::stri
   return a;
 }
 
+TEST_CASE("a key list keeps every key exact as its buffer grows, is copied and cleared") {
+  std::mt19937_64 rng(11);
+  std::vector<std::string> model;
+  KeyList keys;
+  for (int i = 0; i < 3000; ++i) {
+    // Empty to over-long bodies (hashed), some with NUL bytes.
+    std::string body(rng() % 7 == 0 ? rng() % 400 : rng() % 9, 'x');
+    for (char& c : body) c = static_cast<char>(rng() % 256);
+    std::string key = "=" + body;
+    if (rng() % 2 == 0) {
+      keys.AddMade(key);  // kept as it is, however long
+    } else {
+      keys.Add('=', body);
+      if (key.size() > kMaxIndexKeySize) {
+        uint8_t digest[kKeyDigestBytes];
+        KeyDigest(key, digest);
+        key = std::string(1, kHashedKeyTag) + '=' +
+              std::string(reinterpret_cast<const char*>(digest), kKeyDigestBytes);
+      }
+    }
+    model.push_back(key);
+  }
+  REQUIRE(keys.size() == model.size());
+  size_t text = 0;
+  for (size_t i = 0; i < model.size(); ++i) {
+    CHECK(keys[i] == model[i]);
+    text += model[i].size();
+  }
+  CHECK(keys.bytes() == text + model.size() * sizeof(uint32_t));
+  const KeyList copy = keys;
+  KeyList assigned;
+  assigned.Add('+', {});
+  assigned = keys;
+  CHECK(copy.ToVector() == model);
+  CHECK(assigned.ToVector() == model);
+  KeyList moved = std::move(assigned);
+  CHECK(moved.ToVector() == model);
+  keys.Clear();
+  CHECK(keys.empty());
+  CHECK(keys.bytes() == 0);
+  keys.Add('$', "ab");
+  CHECK(keys.ToVector() == std::vector<std::string>{"$ab"});
+  CHECK(copy.ToVector() == model);  // the copy owns its bytes
+}
+
 TEST_CASE("DN values give the same keys through a DnNormalizer, and the same refusals") {
   DnNormalizer dns(&BuiltinSchema());
   const IndexSpec spec = Spec("manager", kIndexEquality);
