@@ -6,7 +6,12 @@ namespace dirload {
 
 void AppendStoredKeyPrefix(std::string_view index_key, std::string* out) {
   out->reserve(out->size() + index_key.size() + 5);
-  for (char c : index_key) {
+  // Most keys have no byte to escape: their run before the first one is
+  // appended at once (a push_back per byte was 3 % of a native rebuild).
+  size_t plain = 0;
+  while (plain < index_key.size() && static_cast<unsigned char>(index_key[plain]) > 1) ++plain;
+  out->append(index_key.data(), plain);
+  for (char c : index_key.substr(plain)) {
     if (c == '\x00') {
       out->append("\x01\x01", 2);
     } else if (c == '\x01') {

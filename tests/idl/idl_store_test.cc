@@ -38,6 +38,11 @@ TEST_CASE("stored keys: escaping, order and parsing") {
                                                                 "b\x01\x02\0\0\0\0\x01",
                                                                 11));
 
+  // Escapes first, last and nowhere (bytes above 0x7f are not escaped).
+  CHECK(StoredKey(std::string("\x01\0z", 3), 2) ==
+        std::string("\x01\x02\x01\x01z\0\0\0\0\x02", 10));
+  CHECK(StoredKey("\xff\x80\x02", 3) == std::string("\xff\x80\x02\0\0\0\0\x03", 8));
+
   // A key that is a prefix of another sorts, with all its chunks, first; and
   // keys with 0x00/0x01 bytes keep their order.
   std::vector<std::string> keys = {std::string("a", 1),
