@@ -95,6 +95,89 @@ void IdlCache::NoteFlushedThisId(uint32_t table, std::string_view key) {
   flushed_this_id_.insert(FlushedKey(table, key));
 }
 
+// The adds' hot path, defined ahead of its callers so that it is inlined
+// into them: a key the cache holds costs a probe and an append, and the
+// call and register saves of an out-of-line AddHashed were as much again.
+inline void IdlCache::AppendId(List* l, EntryId id) {
+  if (l->size + 10 > l->cap) {
+    uint32_t cap = 0;
+    char* buf = arena_.Grow(l->buf, l->cap, l->size, l->size + 10 + l->size / 2, &cap);
+    stats_.bytes += cap - l->cap;
+    l->buf = buf;
+    l->cap = cap;
+  }
+  uint64_t v = id - l->last;
+  char* p = l->buf + l->size;
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  l->size = static_cast<uint32_t>(p - l->buf);
+  l->last = id;
+  ++l->count;
+}
+
+inline void IdlCache::Touch(uint32_t idx) {
+  if (!lru_linked_) {
+    lists_[idx].stamp = ++clock_;
+  } else if (lru_head_ != idx) {
+    Unlink(idx);
+    LinkFront(idx);
+  }
+}
+
+inline Status IdlCache::AddHashed(uint32_t table, std::string_view key, const KeyHead& head,
+                                  uint64_t hash, EntryId id) {
+  if (!status_.ok()) return status_;
+  if (id != current_id_) {
+    current_id_ = id;
+    if (!flushed_this_id_.empty()) flushed_this_id_.clear();
+  }
+  if (slots_.empty()) Rehash(kInitialSlots);
+  uint64_t tag = hash & 0xFFFFFFFF00000000ull;
+  for (size_t pos = hash & mask_;; pos = (pos + 1) & mask_) {
+    uint64_t s = slots_[pos];
+    if (s == 0) break;
+    if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
+    List& l = lists_[SlotList(s)];
+    if (l.table == table && l.key_len == key.size() && l.head0 == head.h0 && l.head1 == head.h1 &&
+        (key.size() <= 16 || std::memcmp(l.buf + 16, key.data() + 16, key.size() - 16) == 0)) {
+      ++stats_.hits;
+      if (l.last != id) AppendId(&l, id);
+      Touch(SlotList(s));
+      return Status::Ok();
+    }
+  }
+  return AddNew(table, key, head, hash, id);
+}
+
+// The rest of AddHashed, out of line: a key the cache does not hold.
+Status IdlCache::AddNew(uint32_t table, std::string_view key, const KeyHead& head, uint64_t hash,
+                        EntryId id) {
+  if (!flushed_this_id_.empty() && FlushedThisId(table, key)) {
+    ++stats_.hits;
+    return Status::Ok();
+  }
+  ++stats_.misses;
+  if (live_ >= capacity_) {
+    status_ = EvictOne();
+    if (!status_.ok()) return status_;
+  }
+  uint32_t idx = NewList(table, key, head, hash);
+  AppendId(&lists_[idx], id);
+  if ((live_ + 1) * 2 > slots_.size()) Rehash(slots_.size() * 2);
+  InsertSlot(idx);
+  ++live_;
+  stats_.max_lists = std::max<uint64_t>(stats_.max_lists, live_);
+  if (lru_linked_) {
+    LinkFront(idx);
+  } else {
+    lists_[idx].stamp = ++clock_;
+  }
+  return Status::Ok();
+}
+
 Status IdlCache::Add(uint32_t table, std::string_view key, EntryId id) {
   if (!status_.ok()) return status_;
   if (id != current_id_) {
@@ -161,52 +244,6 @@ Status IdlCache::AddBatch(EntryId id, std::span<const uint32_t> tables,
   return Status::Ok();
 }
 
-Status IdlCache::AddHashed(uint32_t table, std::string_view key, const KeyHead& head, uint64_t hash,
-                           EntryId id) {
-  if (!status_.ok()) return status_;
-  if (id != current_id_) {
-    current_id_ = id;
-    if (!flushed_this_id_.empty()) flushed_this_id_.clear();
-  }
-  if (slots_.empty()) Rehash(kInitialSlots);
-  uint64_t tag = hash & 0xFFFFFFFF00000000ull;
-  for (size_t pos = hash & mask_;; pos = (pos + 1) & mask_) {
-    uint64_t s = slots_[pos];
-    if (s == 0) break;
-    if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
-    List& l = lists_[SlotList(s)];
-    if (l.table == table && l.key_len == key.size() && l.head0 == head.h0 && l.head1 == head.h1 &&
-        (key.size() <= 16 || std::memcmp(l.buf + 16, key.data() + 16, key.size() - 16) == 0)) {
-      ++stats_.hits;
-      if (l.last != id) AppendId(&l, id);
-      Touch(SlotList(s));
-      return Status::Ok();
-    }
-  }
-
-  if (!flushed_this_id_.empty() && FlushedThisId(table, key)) {
-    ++stats_.hits;
-    return Status::Ok();
-  }
-  ++stats_.misses;
-  if (live_ >= capacity_) {
-    status_ = EvictOne();
-    if (!status_.ok()) return status_;
-  }
-  uint32_t idx = NewList(table, key, head, hash);
-  AppendId(&lists_[idx], id);
-  if ((live_ + 1) * 2 > slots_.size()) Rehash(slots_.size() * 2);
-  InsertSlot(idx);
-  ++live_;
-  stats_.max_lists = std::max<uint64_t>(stats_.max_lists, live_);
-  if (lru_linked_) {
-    LinkFront(idx);
-  } else {
-    lists_[idx].stamp = ++clock_;
-  }
-  return Status::Ok();
-}
-
 uint32_t IdlCache::NewList(uint32_t table, std::string_view key, const KeyHead& head,
                            uint64_t hash) {
   uint32_t idx;
@@ -232,26 +269,6 @@ uint32_t IdlCache::NewList(uint32_t table, std::string_view key, const KeyHead& 
   l.stamp = 0;
   stats_.bytes += l.cap;
   return idx;
-}
-
-void IdlCache::AppendId(List* l, EntryId id) {
-  if (l->size + 10 > l->cap) {
-    uint32_t cap = 0;
-    char* buf = arena_.Grow(l->buf, l->cap, l->size, l->size + 10 + l->size / 2, &cap);
-    stats_.bytes += cap - l->cap;
-    l->buf = buf;
-    l->cap = cap;
-  }
-  uint64_t v = id - l->last;
-  char* p = l->buf + l->size;
-  while (v >= 0x80) {
-    *p++ = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  l->size = static_cast<uint32_t>(p - l->buf);
-  l->last = id;
-  ++l->count;
 }
 
 void IdlCache::InsertSlot(uint32_t idx) {
@@ -286,15 +303,6 @@ void IdlCache::Rehash(size_t slots) {
   mask_ = slots - 1;
   for (uint32_t i = 1; i < lists_.size(); ++i) {
     if (lists_[i].buf != nullptr) InsertSlot(i);
-  }
-}
-
-void IdlCache::Touch(uint32_t idx) {
-  if (!lru_linked_) {
-    lists_[idx].stamp = ++clock_;
-  } else if (lru_head_ != idx) {
-    Unlink(idx);
-    LinkFront(idx);
   }
 }
 

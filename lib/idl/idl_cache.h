@@ -167,6 +167,8 @@ class IdlCache {
 
   Status AddHashed(uint32_t table, std::string_view key, const KeyHead& head, uint64_t hash,
                    EntryId id);
+  Status AddNew(uint32_t table, std::string_view key, const KeyHead& head, uint64_t hash,
+                EntryId id);
   uint32_t NewList(uint32_t table, std::string_view key, const KeyHead& head, uint64_t hash);
   void InsertSlot(uint32_t list);
   void EraseSlot(uint32_t list);
