@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "lib/idl/idl_format.h"
 #include "lib/schema/approx_match.h"
@@ -83,6 +84,16 @@ KeyList& KeyList::operator=(const KeyList& other) {
   if (other.size_ > 0) std::memcpy(bytes_.get(), other.bytes_.get(), other.size_);
   size_ = other.size_;
   ends_ = other.ends_;
+  return *this;
+}
+
+KeyList& KeyList::operator=(KeyList&& other) noexcept {
+  if (this == &other) return *this;
+  bytes_ = std::move(other.bytes_);
+  size_ = std::exchange(other.size_, 0);
+  capacity_ = std::exchange(other.capacity_, 0);
+  ends_ = std::move(other.ends_);
+  other.ends_.clear();
   return *this;
 }
 

@@ -64,6 +64,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/idl/idl_format.h"
@@ -96,8 +97,9 @@ class KeyList {
   KeyList() = default;
   KeyList(const KeyList& other) { *this = other; }
   KeyList& operator=(const KeyList& other);
-  KeyList(KeyList&&) noexcept = default;
-  KeyList& operator=(KeyList&&) noexcept = default;
+  // A moved-from list is empty and usable.
+  KeyList(KeyList&& other) noexcept { *this = std::move(other); }
+  KeyList& operator=(KeyList&& other) noexcept;
 
   void Clear() {
     size_ = 0;

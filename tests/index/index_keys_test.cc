@@ -95,6 +95,15 @@ TEST_CASE("a key list keeps every key exact as its buffer grows, is copied and c
   CHECK(assigned.ToVector() == model);
   KeyList moved = std::move(assigned);
   CHECK(moved.ToVector() == model);
+  // The list moved from is empty and takes keys again.
+  CHECK(assigned.empty());  // NOLINT(bugprone-use-after-move)
+  assigned.Add('=', "again");
+  CHECK(assigned.ToVector() == std::vector<std::string>{"=again"});
+  KeyList target;
+  target.Add('=', "old");
+  target = std::move(moved);
+  CHECK(target.ToVector() == model);
+  CHECK(moved.empty());  // NOLINT(bugprone-use-after-move)
   keys.Clear();
   CHECK(keys.empty());
   CHECK(keys.bytes() == 0);
