@@ -208,7 +208,7 @@ Status IdlCache::AddBatch(EntryId id, std::span<const uint32_t> tables,
     return Status::Ok();
   }
   if (slots_.empty()) Rehash(kInitialSlots);
-  // Pass 1: hash every key and prefetch its home slot. Pass 2: prefetch the
+  // Pass 1: hash every key, make its head and prefetch its home slot. Pass 2: prefetch the
   // list (and its buffer's end) in the home slot when the tag matches. The
   // real adds then find most of what they touch in the CPU cache. The
   // prefetches are only hints: pass 3 probes again from scratch, since an

@@ -106,9 +106,13 @@ Status ParseTail(std::string_view value, TailHeader* header, std::string_view* b
   return Status::Ok();
 }
 
-void EncodeTail(const TailHeader& header, std::span<const EntryId> ids, std::string* out) {
+void AppendTailHeader(const TailHeader& header, std::string* out) {
   PutVarint(header.total_ids, out);
   PutVarint(header.full_chunks, out);
+}
+
+void EncodeTail(const TailHeader& header, std::span<const EntryId> ids, std::string* out) {
+  AppendTailHeader(header, out);
   EncodeChunkBody(ids, out);
 }
 

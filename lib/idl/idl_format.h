@@ -89,5 +89,7 @@ Status DecodeChunkBody(std::string_view body, EntryId after, std::vector<EntryId
 // Splits a tail value into its header and chunk body.
 Status ParseTail(std::string_view value, TailHeader* header, std::string_view* body);
 void EncodeTail(const TailHeader& header, std::span<const EntryId> ids, std::string* out);
+// Appends the header of a tail value alone; a chunk body follows it.
+void AppendTailHeader(const TailHeader& header, std::string* out);
 
 }  // namespace dirload

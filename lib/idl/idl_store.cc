@@ -181,13 +181,18 @@ Status IdlAppender::StartKey(std::string_view index_key) {
   return Status::Ok();
 }
 
-Status IdlAppender::FlushFullChunk() {
+Status IdlAppender::Emit(uint32_t chunk) {
   scratch_key_.clear();
-  AppendStoredKey(key_, full_chunks_, &scratch_key_);
-  scratch_value_.clear();
-  EncodeChunkBody(chunk_, &scratch_value_);
+  AppendStoredKey(key_, chunk, &scratch_key_);
   DIRLOAD_RETURN_IF_ERROR(output_(table_, scratch_key_, scratch_value_));
   bytes_ += scratch_key_.size() + scratch_value_.size();
+  return Status::Ok();
+}
+
+Status IdlAppender::FlushFullChunk() {
+  scratch_value_.clear();
+  EncodeChunkBody(chunk_, &scratch_value_);
+  DIRLOAD_RETURN_IF_ERROR(Emit(full_chunks_));
   ++full_chunks_;
   chunk_.clear();
   chunk_bytes_ = 0;
@@ -196,12 +201,9 @@ Status IdlAppender::FlushFullChunk() {
 
 Status IdlAppender::WriteTail() {
   if (chunk_.empty()) return Status::Ok();
-  scratch_key_.clear();
-  AppendStoredKey(key_, kTailChunk, &scratch_key_);
   scratch_value_.clear();
   EncodeTail(TailHeader{key_ids_, full_chunks_}, chunk_, &scratch_value_);
-  DIRLOAD_RETURN_IF_ERROR(output_(table_, scratch_key_, scratch_value_));
-  bytes_ += scratch_key_.size() + scratch_value_.size();
+  DIRLOAD_RETURN_IF_ERROR(Emit(kTailChunk));
   chunk_.clear();
   chunk_bytes_ = 0;
   return Status::Ok();
@@ -245,14 +247,10 @@ Status IdlAppender::AddWhole(std::string_view index_key, std::string_view body, 
   } else {
     // Greedy chunking keeps a body this short whole: the list is its tail.
     DIRLOAD_RETURN_IF_ERROR(StartKey(index_key));
-    scratch_key_.clear();
-    AppendStoredKey(key_, kTailChunk, &scratch_key_);
     scratch_value_.clear();
-    PutVarint(count, &scratch_value_);
-    PutVarint(0, &scratch_value_);
+    AppendTailHeader(TailHeader{count, 0}, &scratch_value_);
     scratch_value_.append(body);
-    DIRLOAD_RETURN_IF_ERROR(output_(table_, scratch_key_, scratch_value_));
-    bytes_ += scratch_key_.size() + scratch_value_.size();
+    DIRLOAD_RETURN_IF_ERROR(Emit(kTailChunk));
     key_ids_ = count;
     ids_ += count;
   }

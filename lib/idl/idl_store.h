@@ -96,6 +96,8 @@ class IdlAppender {
  private:
   Status StartKey(std::string_view index_key);
   Status FlushFullChunk();
+  // Writes scratch_value_ as chunk `chunk` of the current key.
+  Status Emit(uint32_t chunk);
   Status WriteTail();
 
   Output output_;

@@ -608,8 +608,14 @@ class IndexBuilderImpl final : public IndexBuilder {
   // empty tables, else merged into what the table holds.
   Status WriteWhole(uint32_t t, std::string_view key, std::span<const EntryId> ids) {
     if (!options_.drop_existing) return FlushEvicted(t, key, ids);
+    return WriteCounted([&](ListWriter* w) { return AppendWhole(w, t, key, ids); });
+  }
+  // `append` into the build's own writer, its bytes counted, committing as
+  // they mount up.
+  template <typename AppendFn>
+  Status WriteCounted(const AppendFn& append) {
     const uint64_t before = writer_.bytes;
-    DIRLOAD_RETURN_IF_ERROR(AppendWhole(&writer_, t, key, ids));
+    DIRLOAD_RETURN_IF_ERROR(append(&writer_));
     stats_.bytes_written += writer_.bytes - before;
     return MaybeCommit();
   }
@@ -625,10 +631,7 @@ class IndexBuilderImpl final : public IndexBuilder {
   Status DrainToAppenders(IdlCache* cache) {
     if (options_.drop_existing) {
       DIRLOAD_RETURN_IF_ERROR(cache->DrainEncoded([this](const IdlCache::EncodedList& list) {
-        const uint64_t before = writer_.bytes;
-        DIRLOAD_RETURN_IF_ERROR(AppendWhole(&writer_, list));
-        stats_.bytes_written += writer_.bytes - before;
-        return MaybeCommit();
+        return WriteCounted([&](ListWriter* w) { return AppendWhole(w, list); });
       }));
     } else {
       DIRLOAD_RETURN_IF_ERROR(
