@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -47,11 +48,22 @@ class DnNormalizer {
   // NormalizeDn of a DN of one RDN.
   Status NormalizeRdn(std::string_view rdn, std::string* out);
 
+  // What the leftmost RDN's type does to a plain value of printable ASCII
+  // without double spaces (IsPlainAva's): a string rule over Directory or
+  // IA5 String keeps it as it is or folds its case, and nothing in it needs
+  // escaping. Anything else goes through validation and the type's rule.
+  enum class PlainValue : uint8_t { kGeneral, kKept, kLowered };
+  struct KnownType {
+    const AttributeType* type = nullptr;  // null: unknown
+    PlainValue plain = PlainValue::kGeneral;
+  };
+  static KnownType Classify(const AttributeType* type);
+
   const Schema* schema_;
-  StringMap<std::string> parents_;         // parent DN as written -> normalised
-  StringMap<const AttributeType*> types_;  // type as written -> type, or null
-  std::string rdn_;                        // scratch: the leftmost RDN normalised
-  std::string value_;                      // scratch: its value normalised
+  StringMap<std::string> parents_;  // parent DN as written -> normalised
+  StringMap<KnownType> types_;      // type as written
+  std::string rdn_;                 // scratch: the leftmost RDN normalised
+  std::string value_;               // scratch: its value normalised
 };
 
 }  // namespace dirload

@@ -108,6 +108,52 @@ TEST_CASE("DnNormalizer gives NormalizeDn's result and errors, cached or not") {
   CHECK(out == "uid=jo,ou=people,dc=example,dc=com");
 }
 
+TEST_CASE("DnNormalizer writes plain string values itself exactly as NormalizeDn does") {
+  // A leftmost RDN of one plain value under a string rule is written
+  // without the general path: Directory String with caseIgnoreMatch (uid,
+  // cn) and caseExactMatch (vendorName), IA5 String with caseIgnoreIA5Match
+  // (dc, mail) and caseExactIA5Match (homeDirectory), spelt in any case.
+  // The other types here keep the general path. Every value of up to four
+  // characters from an alphabet of letters, a digit, spaces and the
+  // characters the parser or the escaping treats specially is compared.
+  const std::vector<std::string> types = {
+      "uid", "CN",       "vendorName", "DC", "mail", "homeDirectory", "telephoneNumber",
+      "c",   "uidNumber"};
+  const std::string alphabet = "aZ9 .#=,+\\\"<;";
+  std::vector<std::string> values = {""};
+  for (size_t len = 1; len <= 4; ++len) {
+    const size_t before = values.size();
+    for (size_t i = 0; i < before; ++i) {
+      if (values[i].size() != len - 1) continue;
+      for (char c : alphabet) values.push_back(values[i] + c);
+    }
+  }
+  REQUIRE(values.size() == 1 + 13 + 13 * 13 + 13 * 13 * 13 + 13 * 13 * 13 * 13);
+  DnNormalizer n(&BuiltinSchema());
+  size_t lowered = 0;
+  for (const std::string& type : types) {
+    for (const std::string& value : values) {
+      CheckSameAsNormalizeDn(&n, type + "=" + value + ",ou=People,dc=Example,dc=com");
+      std::string out;
+      if (type == "uid" && n.Normalize("uid=" + value + ",dc=x", &out).ok() &&
+          out != "uid=" + value + ",dc=x") {
+        ++lowered;
+      }
+    }
+  }
+  // The case of a caseIgnoreMatch value is folded.
+  CHECK(lowered > 0);
+  std::string out;
+  REQUIRE(n.Normalize("vendorName=AbC,dc=x", &out).ok());
+  CHECK(out == "vendorName=AbC,dc=x");
+  REQUIRE(n.Normalize("homeDirectory=/Home/Jo,dc=x", &out).ok());
+  CHECK(out == "homeDirectory=/Home/Jo,dc=x");
+  REQUIRE(n.Normalize("MAIL=Jo@Example.COM,dc=x", &out).ok());
+  CHECK(out == "mail=jo@example.com,dc=x");
+  REQUIRE(n.Normalize("cn=Jo  Smith,dc=x", &out).ok());
+  CHECK(out == "cn=jo smith,dc=x");
+}
+
 TEST_CASE("DnNormalizer stays right when its cache of parents starts again") {
   DnNormalizer n(&BuiltinSchema());
   const size_t count = DnNormalizer::kMaxCached * 2 + 10;
