@@ -13,7 +13,8 @@
 //
 // The leftmost RDN itself, when it is one plain "type=value" (ASCII, nothing
 // to escape or trim), skips the parser: its type is looked up in a table of
-// the types seen, its value validated and normalised as NormalizeDn does.
+// the types seen, its value validated and normalised as NormalizeDn does,
+// or, under a string rule ("uid=jo"), only case-folded or kept.
 //
 // Memory: at most kMaxCached parents and as many type spellings (then that
 // cache starts again).
@@ -48,10 +49,11 @@ class DnNormalizer {
   // NormalizeDn of a DN of one RDN.
   Status NormalizeRdn(std::string_view rdn, std::string* out);
 
-  // What the leftmost RDN's type does to a plain value of printable ASCII
-  // without double spaces (IsPlainAva's): a string rule over Directory or
-  // IA5 String keeps it as it is or folds its case, and nothing in it needs
-  // escaping. Anything else goes through validation and the type's rule.
+  // What the leftmost RDN's type does to a value IsPlainAva accepts
+  // (printable ASCII, nothing to escape, no space first or last): a string
+  // rule over Directory or IA5 String keeps it or folds its case, and folds
+  // a run of spaces into one. Without such a run NormalizeRdn writes the
+  // result itself; anything else goes through validation and the rule.
   enum class PlainValue : uint8_t { kGeneral, kKept, kLowered };
   struct KnownType {
     const AttributeType* type = nullptr;  // null: unknown
