@@ -46,4 +46,9 @@ std::string_view ErrorOriginName(ErrorOrigin origin) {
   return "unknown";
 }
 
+const std::string& Status::EmptyMessage() {
+  static const std::string empty;
+  return empty;
+}
+
 }  // namespace dirload

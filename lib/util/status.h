@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cassert>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,7 +49,21 @@ std::string_view ErrorOriginName(ErrorOrigin origin);
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // A code of kOk makes an OK status; its message is dropped.
+  Status(StatusCode code, std::string message)
+      : failure_(code == StatusCode::kOk
+                     ? nullptr
+                     : std::make_unique<Failure>(
+                           Failure{code, ErrorOrigin::kUnspecified, std::move(message)})) {}
+  Status(const Status& other)
+      : failure_(other.failure_ ? std::make_unique<Failure>(*other.failure_) : nullptr) {}
+  Status(Status&& other) noexcept = default;
+  Status& operator=(const Status& other) {
+    if (this != &other) *this = Status(other);
+    return *this;
+  }
+  Status& operator=(Status&& other) noexcept = default;
+  ~Status() = default;
 
   static Status Ok() { return Status(); }
   static Status InvalidArgument(std::string m) {
@@ -65,37 +80,43 @@ class [[nodiscard]] Status {
   }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
-  ErrorOrigin origin() const { return origin_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return failure_ == nullptr; }
+  StatusCode code() const { return failure_ ? failure_->code : StatusCode::kOk; }
+  ErrorOrigin origin() const { return failure_ ? failure_->origin : ErrorOrigin::kUnspecified; }
+  const std::string& message() const { return failure_ ? failure_->message : EmptyMessage(); }
   // "OK", or the message alone: messages already say what, where and which.
-  std::string ToString() const { return ok() ? std::string("OK") : message_; }
+  std::string ToString() const { return ok() ? std::string("OK") : failure_->message; }
 
   // Returns a copy whose message is prefixed with context ("file.ldif:12: ").
   Status WithPrefix(std::string_view prefix) const {
     if (ok()) return *this;
-    Status s(code_, std::string(prefix) + message_);
-    s.origin_ = origin_;
+    Status s(failure_->code, std::string(prefix) + failure_->message);
+    s.failure_->origin = failure_->origin;
     return s;
   }
 
   // Returns a copy marked as coming from `origin`, unless it is OK or already
   // marked: the innermost layer that knows the origin wins.
   Status WithOrigin(ErrorOrigin origin) const {
-    if (ok() || origin_ != ErrorOrigin::kUnspecified) return *this;
+    if (ok() || failure_->origin != ErrorOrigin::kUnspecified) return *this;
     Status s = *this;
-    s.origin_ = origin;
+    s.failure_->origin = origin;
     return s;
   }
 
  private:
-  StatusCode code_ = StatusCode::kOk;
-  ErrorOrigin origin_ = ErrorOrigin::kUnspecified;
-  std::string message_;
+  // Only a failure carries anything: an OK status, which most calls on the
+  // hot paths return once per value, is one null pointer to make, move and
+  // destroy, not a string.
+  struct Failure {
+    StatusCode code;
+    ErrorOrigin origin;
+    std::string message;
+  };
+  static const std::string& EmptyMessage();
+  std::unique_ptr<Failure> failure_;
 };
 
-// Either a T or a non-OK Status.
 template <typename T>
 class [[nodiscard]] Result {
  public:

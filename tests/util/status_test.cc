@@ -28,5 +28,38 @@ TEST_CASE("Result carries a value or the error that replaced it") {
   CHECK(Status::Ok().WithPrefix("x").ok());
 }
 
+TEST_CASE("Status copies, moves and marks its failure; OK carries nothing") {
+  Status ok;
+  CHECK(ok.ok());
+  CHECK(ok.code() == StatusCode::kOk);
+  CHECK(ok.origin() == ErrorOrigin::kUnspecified);
+  CHECK(ok.message().empty());
+  CHECK(ok.ToString() == "OK");
+  CHECK(Status(StatusCode::kOk, "ignored").ok());
+  CHECK(Status::Ok().WithOrigin(ErrorOrigin::kInput).origin() == ErrorOrigin::kUnspecified);
+
+  Status failed = Status::IoError("disk full").WithOrigin(ErrorOrigin::kStorage);
+  // The innermost origin stays.
+  CHECK(failed.WithOrigin(ErrorOrigin::kInput).origin() == ErrorOrigin::kStorage);
+  Status copy = failed;
+  copy = copy.WithPrefix("db: ");
+  CHECK(copy.message() == "db: disk full");
+  CHECK(copy.origin() == ErrorOrigin::kStorage);
+  CHECK(failed.message() == "disk full");  // the copy is its own
+  Status moved = std::move(copy);
+  CHECK(moved.code() == StatusCode::kIoError);
+  CHECK(moved.message() == "db: disk full");
+  moved = ok;
+  CHECK(moved.ok());
+  moved = failed;
+  CHECK(moved.ToString() == "disk full");
+  const Status& self = moved;
+  moved = self;  // assigned to itself, unchanged
+  CHECK(moved.message() == "disk full");
+  Result<int> r(failed);
+  CHECK(!r.ok());
+  CHECK(r.status().origin() == ErrorOrigin::kStorage);
+}
+
 }  // namespace
 }  // namespace dirload
