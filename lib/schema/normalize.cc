@@ -229,18 +229,6 @@ Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType
   return out;
 }
 
-bool SlapaddRejectsUnnormalizable(Normalizer normalizer) {
-  switch (normalizer) {
-    case Normalizer::kInteger:
-    case Normalizer::kBoolean:
-    case Normalizer::kBitString:
-    case Normalizer::kObjectIdentifier:
-      return false;
-    default:
-      return true;
-  }
-}
-
 int CompareNormalized(const MatchingRule& rule, std::string_view a, std::string_view b) {
   switch (rule.normalizer) {
     case Normalizer::kInteger:

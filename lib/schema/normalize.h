@@ -90,7 +90,17 @@ Result<std::string> NormalizeSubstring(const Schema& schema, const AttributeType
 // slapadd stores "uidNumber: abc" or "hasSubordinates: maybe" as written, where dirload has no key
 // for them. A loader mirroring slapadd rejects an entry only when this is true, and otherwise
 // stores the value without index keys.
-bool SlapaddRejectsUnnormalizable(Normalizer normalizer);
+inline bool SlapaddRejectsUnnormalizable(Normalizer normalizer) {
+  switch (normalizer) {
+    case Normalizer::kInteger:
+    case Normalizer::kBoolean:
+    case Normalizer::kBitString:
+    case Normalizer::kObjectIdentifier:
+      return false;
+    default:
+      return true;
+  }
+}
 
 // Orders two keys produced by `rule`'s normaliser: <0, 0, >0. Integers compare
 // numerically, generalized times chronologically, everything else bytewise.

@@ -253,11 +253,8 @@ Status ValidateSyntaxValue(const Syntax& syntax, std::string_view v) {
   return Status::Ok();
 }
 
-Status ValidateValue(const AttributeType& type, std::string_view value) {
-  if (type.syntax == nullptr) return Status::Ok();
-  Status st = ValidateSyntaxValue(*type.syntax, value);
-  if (st.ok()) return st;  // the prefix is built only for failures: this runs per value
-  return st.WithPrefix("attribute '" + std::string(type.name()) + "': ");
+Status NameAttributeInFailure(const AttributeType& type, const Status& failure) {
+  return failure.WithPrefix("attribute '" + std::string(type.name()) + "': ");
 }
 
 }  // namespace dirload
