@@ -117,6 +117,7 @@ class [[nodiscard]] Status {
   std::unique_ptr<Failure> failure_;
 };
 
+// Either a T or a non-OK Status.
 template <typename T>
 class [[nodiscard]] Result {
  public:
